@@ -1,0 +1,3 @@
+import ObservedGraph
+
+print("bookstore")

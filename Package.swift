@@ -1,0 +1,50 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// `OBSERVEDGRAPH_INVARIANTS` turns on `_checkInvariants()` after every mutation (inverses agree,
+// undo groups balanced, registration consistent). It costs a full scan per mutation, so it is on in
+// debug builds (what `swift test` uses) and off in release builds (what the benchmark measures).
+let invariants: SwiftSetting = .define("OBSERVEDGRAPH_INVARIANTS", .when(configuration: .debug))
+let strictness: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+  name: "ObservedGraph",
+  // Observation, Duration, ContinuousClock and AsyncStream need these releases on Apple platforms.
+  platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+  products: [
+    .library(name: "ObservedGraph", targets: ["ObservedGraph"]),
+    .library(name: "UndoLog", targets: ["UndoLog"]),
+    .executable(name: "bookstore", targets: ["bookstore"]),
+    .executable(name: "graph-bench", targets: ["graph-bench"]),
+  ],
+  targets: [
+    .target(name: "UndoLog", swiftSettings: strictness + [invariants]),
+    .target(
+      name: "ObservedGraph",
+      dependencies: ["UndoLog"],
+      swiftSettings: strictness + [invariants]
+    ),
+    .executableTarget(
+      name: "bookstore",
+      dependencies: ["ObservedGraph"],
+      path: "Examples/BookStore",
+      swiftSettings: strictness
+    ),
+    .executableTarget(
+      name: "graph-bench",
+      dependencies: ["ObservedGraph", "UndoLog"],
+      path: "Benchmarks/GraphBench",
+      swiftSettings: strictness
+    ),
+    .testTarget(
+      name: "UndoLogTests",
+      dependencies: ["UndoLog"],
+      swiftSettings: strictness
+    ),
+    .testTarget(
+      name: "ObservedGraphTests",
+      dependencies: ["ObservedGraph", "UndoLog"],
+      swiftSettings: strictness
+    ),
+  ]
+)

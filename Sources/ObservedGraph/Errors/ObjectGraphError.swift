@@ -1,0 +1,127 @@
+/// An error a caller can cause with data: an invalid model, an unknown key, a value of the wrong
+/// type, an object of the wrong entity or of another context, a deleted object, a refused delete, or
+/// a failed validation.
+///
+/// Every error names the entity, key and value involved, in ``entity``, ``key``, ``value`` and in its
+/// ``description``. The operation that threw left the graph unchanged. Compare errors by ``kind``:
+///
+/// ```swift
+/// do {
+///   try book.setValue(12, forKey: "title")
+/// } catch let error as ObjectGraphError where error.kind == .wrongType {
+///   print(error)  // Book.title: 12 (Int) is not a value of type string
+/// }
+/// ```
+public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
+  /// What went wrong. New kinds may be added in later versions.
+  public struct Kind: Hashable, Sendable, CustomStringConvertible {
+    enum Code: String, Sendable {
+      case duplicateEntity, unknownParent, inheritanceCycle, duplicateProperty, unknownDestination
+      case missingInverse, unknownInverse, inverseNotRelationship, inverseWrongEntity
+      case inverseMismatch, invalidDefault, invalidClass
+      case unknownEntity, abstractEntity, unknownKey, wrongType, nilNotAllowed, wrongEntity
+      case otherContext, deletedObject, invalidObject, notToMany, indexOutOfRange
+      case deleteDenied, missingValue, tooFewObjects, tooManyObjects, multipleErrors
+    }
+    let code: Code
+    /// The kind's name, such as `unknownKey`.
+    public var description: String { code.rawValue }
+  }
+
+  /// What went wrong.
+  public let kind: Kind
+  /// The name of the entity involved.
+  public let entity: String
+  /// The key (property name or key path) involved, if any.
+  public let key: String?
+  /// A description of the offending value, if any.
+  public let value: String?
+  /// A sentence explaining the error.
+  public let reason: String
+  /// The errors combined into a ``Kind/multipleErrors`` error; empty otherwise.
+  public let underlying: [ObjectGraphError]
+
+  init(
+    _ code: Kind.Code, entity: String, key: String? = nil, value: String? = nil, reason: String,
+    underlying: [ObjectGraphError] = []
+  ) {
+    self.kind = Kind(code: code)
+    self.entity = entity
+    self.key = key
+    self.value = value
+    self.reason = reason
+    self.underlying = underlying
+  }
+
+  /// `Entity.key: reason`.
+  public var description: String {
+    "\(entity)\(key.map { ".\($0)" } ?? ""): \(reason)"
+  }
+
+  /// Describes a value for an error message: `"Dune" (String)`, `nil`, or `<Book 3>`.
+  static func describe(_ value: Any?) -> String {
+    guard let value else { return "nil" }
+    if let object = value as? ManagedObject { return object.shortDescription }
+    if let text = value as? String { return "\"\(text)\" (String)" }
+    return "\(value) (\(type(of: value)))"
+  }
+}
+
+extension ObjectGraphError.Kind {
+  /// Two entities of a model have the same name.
+  public static let duplicateEntity = Self(code: .duplicateEntity)
+  /// An entity names a parent entity the model does not have.
+  public static let unknownParent = Self(code: .unknownParent)
+  /// Entities inherit from each other in a cycle.
+  public static let inheritanceCycle = Self(code: .inheritanceCycle)
+  /// Two properties of an entity (own or inherited) have the same name.
+  public static let duplicateProperty = Self(code: .duplicateProperty)
+  /// A relationship's destination entity is not in the model.
+  public static let unknownDestination = Self(code: .unknownDestination)
+  /// A relationship declares no inverse and does not say ``RelationshipDescription/Inverse/noInverse``.
+  public static let missingInverse = Self(code: .missingInverse)
+  /// A relationship's inverse names a property the destination does not have.
+  public static let unknownInverse = Self(code: .unknownInverse)
+  /// A relationship's inverse names an attribute of the destination.
+  public static let inverseNotRelationship = Self(code: .inverseNotRelationship)
+  /// A relationship's inverse leads to another entity than the relationship's own.
+  public static let inverseWrongEntity = Self(code: .inverseWrongEntity)
+  /// A relationship's inverse names a different relationship as its own inverse.
+  public static let inverseMismatch = Self(code: .inverseMismatch)
+  /// An attribute's default value is not of the attribute's type, or nil for a non-optional one.
+  public static let invalidDefault = Self(code: .invalidDefault)
+  /// A class given to the model cannot describe an entity (for example a non-`ManagedObject` type).
+  public static let invalidClass = Self(code: .invalidClass)
+  /// No entity has the given name.
+  public static let unknownEntity = Self(code: .unknownEntity)
+  /// The entity is abstract and cannot be inserted.
+  public static let abstractEntity = Self(code: .abstractEntity)
+  /// The entity has no property with the given key.
+  public static let unknownKey = Self(code: .unknownKey)
+  /// The value is not of the property's type.
+  public static let wrongType = Self(code: .wrongType)
+  /// nil was given for a non-optional attribute.
+  public static let nilNotAllowed = Self(code: .nilNotAllowed)
+  /// The object is not of the relationship's destination entity.
+  public static let wrongEntity = Self(code: .wrongEntity)
+  /// The object belongs to another context.
+  public static let otherContext = Self(code: .otherContext)
+  /// The object was deleted; its relationships can no longer be used.
+  public static let deletedObject = Self(code: .deletedObject)
+  /// The object no longer belongs to a live context (the context was reset or released).
+  public static let invalidObject = Self(code: .invalidObject)
+  /// A to-many operation was used on an attribute or a to-one relationship.
+  public static let notToMany = Self(code: .notToMany)
+  /// An index was outside an ordered relationship's bounds.
+  public static let indexOutOfRange = Self(code: .indexOutOfRange)
+  /// A deny delete rule refused the delete.
+  public static let deleteDenied = Self(code: .deleteDenied)
+  /// A non-optional property has no value.
+  public static let missingValue = Self(code: .missingValue)
+  /// A to-many relationship holds fewer objects than its minimum count.
+  public static let tooFewObjects = Self(code: .tooFewObjects)
+  /// A to-many relationship holds more objects than its maximum count.
+  public static let tooManyObjects = Self(code: .tooManyObjects)
+  /// Several validation errors at once; see ``ObjectGraphError/underlying``.
+  public static let multipleErrors = Self(code: .multipleErrors)
+}

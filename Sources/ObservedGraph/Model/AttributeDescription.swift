@@ -1,0 +1,39 @@
+/// The description of one attribute of an entity: its name, type, default value and flags.
+///
+/// ```swift
+/// let title = AttributeDescription(name: "title", type: .string, defaultValue: "")
+/// let note = AttributeDescription(name: "note", type: .string, isOptional: true)
+/// let scratch = AttributeDescription(name: "scratch", type: .int, defaultValue: 0, isTransient: true)
+/// ```
+public struct AttributeDescription: Sendable {
+  /// The key of the attribute, unique within its entity and the entity's ancestors.
+  public var name: String
+  /// The type of the values the attribute stores.
+  public var type: AttributeType
+  /// The value a newly inserted object starts with; nil means no value (only valid when optional).
+  public var defaultValue: (any Sendable)?
+  /// Whether nil is a valid value. Setting nil on a non-optional attribute throws.
+  public var isOptional: Bool
+  /// Whether the attribute is not persisted by stores (it is still observed and undoable).
+  public var isTransient: Bool
+
+  /// Creates an attribute description.
+  ///
+  /// - Parameters:
+  ///   - name: The attribute's key.
+  ///   - type: The attribute's value type.
+  ///   - defaultValue: The starting value of new objects; must be of `type`. The model checks it
+  ///     when built.
+  ///   - isOptional: Whether nil is allowed. Defaults to true when there is no default value.
+  ///   - isTransient: Whether stores skip the attribute.
+  public init(
+    name: String, type: AttributeType, defaultValue: (any Sendable)? = nil,
+    isOptional: Bool? = nil, isTransient: Bool = false
+  ) {
+    self.name = name
+    self.type = type
+    self.defaultValue = defaultValue
+    self.isOptional = isOptional ?? (defaultValue == nil)
+    self.isTransient = isTransient
+  }
+}

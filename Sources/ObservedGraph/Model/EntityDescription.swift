@@ -1,0 +1,156 @@
+import Foundation
+
+/// The description of one kind of object: its name, its attributes and relationships, its parent
+/// entity and the class its objects are made of.
+///
+/// Build entities by hand for generic objects, or let ``ObjectModel/init(types:)`` derive them from
+/// ``ManagedObject`` subclasses. An entity given to a model is copied; look up the model's own copy
+/// with ``ObjectModel/entity(named:)``.
+///
+/// ```swift
+/// let asset = EntityDescription(
+///   name: "Asset",
+///   attributes: [AttributeDescription(name: "name", type: .string, defaultValue: "")],
+///   relationships: [
+///     RelationshipDescription(name: "location", destination: "Location", inverse: "assets")
+///   ])
+/// ```
+public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
+  // @unchecked Sendable: the resolved fields below are written only by `ObjectModel.init`, before
+  // the model is returned to anyone; afterwards they are read-only. `slotCache` has its own lock.
+
+  /// The entity's name, unique in its model.
+  public let name: String
+  /// The name of the entity this one inherits from, if any.
+  public let parentName: String?
+  /// Whether objects of exactly this entity may not be inserted (sub-entities may).
+  public let isAbstract: Bool
+  /// The attributes this entity declares itself (not inherited ones).
+  public let attributes: [AttributeDescription]
+  /// The relationships this entity declares itself (not inherited ones).
+  public let relationships: [RelationshipDescription]
+  /// The class objects of this entity are instances of.
+  public let objectClass: ManagedObject.Type
+
+  /// The parent entity, once the entity belongs to a model.
+  public internal(set) weak var parent: EntityDescription?
+  /// The entities that inherit directly from this one, once the entity belongs to a model.
+  public var subentities: [EntityDescription] { children.compactMap { $0.entity } }
+  var children: [WeakEntity] = []
+  /// Every property, inherited ones first; the index of a property is its storage slot.
+  var properties: [Property] = []
+  var propertiesByName: [String: Property] = [:]
+  /// Indexes of the relationship properties, for delete rules and invariant checks.
+  var relationshipProperties: [Property] = []
+  /// A fresh object's storage: defaults for attributes, nil for relationships.
+  var initialStorage: ContiguousArray<Any?> = []
+  /// The position of this entity in its model, for object identifiers.
+  var index: Int = 0
+
+  private let slotLock = NSLock()
+  private var slotCache: [AnyKeyPath: Int] = [:]
+
+  /// Creates an entity description for generic objects or a given class.
+  ///
+  /// - Parameters:
+  ///   - name: The entity's name.
+  ///   - parent: The name of the entity it inherits attributes and relationships from.
+  ///   - isAbstract: Whether inserting an object of exactly this entity is refused.
+  ///   - attributes: The attributes it declares.
+  ///   - relationships: The relationships it declares.
+  ///   - objectClass: The class its objects are made of; ``ManagedObject`` for generic objects.
+  public init(
+    name: String, parent: String? = nil, isAbstract: Bool = false,
+    attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
+    objectClass: ManagedObject.Type = ManagedObject.self
+  ) {
+    self.name = name
+    self.parentName = parent
+    self.isAbstract = isAbstract
+    self.attributes = attributes
+    self.relationships = relationships
+    self.objectClass = objectClass
+  }
+
+  /// A copy carrying the declared parts only, for a new model.
+  func unresolvedCopy() -> EntityDescription {
+    EntityDescription(
+      name: name, parent: parentName, isAbstract: isAbstract, attributes: attributes,
+      relationships: relationships, objectClass: objectClass)
+  }
+
+  /// The names of all properties, inherited ones first, in declaration order.
+  public var propertyNames: [String] { properties.map(\.name) }
+
+  /// All attributes, inherited ones first.
+  public var allAttributes: [AttributeDescription] { properties.compactMap(\.attribute) }
+
+  /// All relationships, inherited ones first.
+  public var allRelationships: [RelationshipDescription] { properties.compactMap(\.relationship) }
+
+  /// The destination entity of the relationship named `key`, or nil if there is none.
+  ///
+  /// - Parameter key: A relationship name.
+  /// - Returns: The model's destination entity.
+  public func destination(ofRelationship key: String) -> EntityDescription? {
+    propertiesByName[key]?.destination
+  }
+
+  /// Whether this entity is `entity` or inherits from it.
+  ///
+  /// - Parameter entity: A possible ancestor.
+  /// - Returns: true when objects of this entity may stand where `entity` is expected.
+  /// - Complexity: O(depth of the inheritance chain).
+  public func isKind(of entity: EntityDescription) -> Bool {
+    var current: EntityDescription? = self
+    while let candidate = current {
+      if candidate === entity { return true }
+      current = candidate.parent
+    }
+    return false
+  }
+
+  /// `Entity(name)`.
+  public var description: String { "Entity(\(name))" }
+
+  /// The slot of the property whose wrapper storage lives at `storageKeyPath`, resolved once per
+  /// entity and key path (by marking the wrapper and finding it with a mirror).
+  func slot<Object: ManagedObject>(
+    forStorage storageKeyPath: AnyKeyPath, in object: Object, mark: (Object) -> Void
+  ) -> Int {
+    slotLock.lock()
+    let cached = slotCache[storageKeyPath]
+    slotLock.unlock()
+    if let cached { return cached }
+    mark(object)
+    guard let name = markedWrapperName(in: object), let property = propertiesByName[name] else {
+      preconditionFailure(
+        "ObservedGraph: a property wrapper of \(type(of: object)) is not part of entity \(self.name); "
+          + "was the class given to ObjectModel(types:)?")
+    }
+    slotLock.lock()
+    slotCache[storageKeyPath] = property.slot
+    slotLock.unlock()
+    return property.slot
+  }
+
+  private func markedWrapperName(in object: ManagedObject) -> String? {
+    var mirror: Mirror? = Mirror(reflecting: object)
+    while let current = mirror {
+      for child in current.children {
+        if let wrapper = child.value as? any _PropertyWrapper, wrapper._slot == _markedSlot,
+          let label = child.label
+        {
+          return String(label.dropFirst())
+        }
+      }
+      mirror = current.superclassMirror
+    }
+    return nil
+  }
+}
+
+/// A weak reference to an entity, for the parent-to-child links that would otherwise form cycles.
+struct WeakEntity {
+  weak var entity: EntityDescription?
+}

@@ -1,0 +1,260 @@
+/// A validated set of entities: the schema every object of a context follows.
+///
+/// A model is built once, checked as a whole, and then never changes; several contexts can share it.
+/// Build it from ``ManagedObject`` subclasses whose properties use ``Attribute`` and
+/// ``Relationship``, or from hand-written ``EntityDescription`` values for generic objects.
+///
+/// ```swift
+/// let model = try ObjectModel(types: [BookCategory.self, Book.self, Page.self])
+/// let inventory = try ObjectModel(entities: [assetEntity, locationEntity])
+/// ```
+public final class ObjectModel: Sendable, CustomStringConvertible {
+  /// The model's entities, in the order given.
+  public let entities: [EntityDescription]
+  let entitiesByName: [String: EntityDescription]
+  let entitiesByClass: [ObjectIdentifier: EntityDescription]
+
+  /// Builds and validates a model from entity descriptions.
+  ///
+  /// The descriptions are copied, so one description may serve several models.
+  ///
+  /// - Parameter entities: The entities, in any order; parents need not come first.
+  /// - Throws: ``ObjectGraphError`` naming both sides when two entities or properties share a name, a
+  ///   parent or destination entity is unknown, an inverse is missing, unknown, an attribute, leads
+  ///   to another entity or does not point back, or a default value has the wrong type.
+  /// - Complexity: O(number of properties × inheritance depth).
+  public init(entities: [EntityDescription]) throws {
+    let copies = entities.map { $0.unresolvedCopy() }
+    var byName: [String: EntityDescription] = [:]
+    var byClass: [ObjectIdentifier: EntityDescription] = [:]
+    for (index, entity) in copies.enumerated() {
+      guard byName[entity.name] == nil else {
+        throw ObjectGraphError(
+          .duplicateEntity, entity: entity.name,
+          reason: "the model has two entities named \(entity.name)")
+      }
+      entity.index = index
+      byName[entity.name] = entity
+      if entity.objectClass != ManagedObject.self {
+        byClass[ObjectIdentifier(entity.objectClass)] = entity
+      }
+    }
+    try Self.linkParents(copies, byName: byName)
+    for entity in Self.parentsFirst(copies) { try Self.layOutProperties(of: entity) }
+    for entity in copies { try Self.resolveRelationships(of: entity, byName: byName) }
+    for entity in copies { Self.prepareStorage(of: entity) }
+    self.entities = copies
+    self.entitiesByName = byName
+    self.entitiesByClass = byClass
+  }
+
+  /// Builds and validates a model from `ManagedObject` subclasses.
+  ///
+  /// Each class becomes an entity named by its ``ManagedObject/entityName``; its ``Attribute`` and
+  /// ``Relationship`` properties become the entity's properties, with the wrappers' initial values
+  /// as defaults. A class whose superclass is another `ManagedObject` subclass becomes a sub-entity
+  /// of that class's entity (the superclass is added to the model if it is not listed).
+  ///
+  /// ```swift
+  /// let league = try ObjectModel(types: [Team.self, Person.self, Player.self])
+  /// ```
+  /// - Parameter types: The classes.
+  /// - Throws: The errors of ``init(entities:)``.
+  public convenience init(types: [ManagedObject.Type]) throws {
+    var ordered: [ManagedObject.Type] = []
+    var seen: Set<ObjectIdentifier> = []
+    func add(_ type: ManagedObject.Type) {
+      guard type != ManagedObject.self, seen.insert(ObjectIdentifier(type)).inserted else { return }
+      if let superclass = managedSuperclass(type) { add(superclass) }
+      ordered.append(type)
+    }
+    types.forEach(add)
+    try self.init(entities: ordered.map { try Self.describe($0) })
+  }
+
+  /// The entity named `name`, or nil.
+  ///
+  /// - Parameter name: An entity name.
+  /// - Returns: The model's entity description.
+  public func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
+
+  /// The entity objects of class `type` belong to, or nil if the class is not in the model.
+  ///
+  /// - Parameter type: A `ManagedObject` subclass.
+  /// - Returns: The model's entity description.
+  public func entity(for type: ManagedObject.Type) -> EntityDescription? {
+    entitiesByClass[ObjectIdentifier(type)]
+  }
+
+  /// `ObjectModel(A, B, C)`.
+  public var description: String { "ObjectModel(\(entities.map(\.name).joined(separator: ", ")))" }
+}
+
+// MARK: - Building
+
+extension ObjectModel {
+  static func describe(_ type: ManagedObject.Type) throws -> EntityDescription {
+    let prototype = type.init(ObjectBootstrap.prototype)
+    let mirror = Mirror(reflecting: prototype)
+    var attributes: [AttributeDescription] = []
+    var relationships: [RelationshipDescription] = []
+    for child in mirror.children {
+      guard let label = child.label, label.hasPrefix("_"),
+        let wrapper = child.value as? any _PropertyWrapper
+      else { continue }
+      switch try wrapper._declaration(name: String(label.dropFirst())) {
+      case .attribute(let attribute): attributes.append(attribute)
+      case .relationship(let relationship): relationships.append(relationship)
+      }
+    }
+    let parent = managedSuperclass(type).map { $0.entityName }
+    return EntityDescription(
+      name: type.entityName, parent: parent, isAbstract: type.isAbstract, attributes: attributes,
+      relationships: relationships, objectClass: type)
+  }
+
+  static func linkParents(_ entities: [EntityDescription], byName: [String: EntityDescription])
+    throws
+  {
+    for entity in entities {
+      guard let parentName = entity.parentName else { continue }
+      guard let parent = byName[parentName] else {
+        throw ObjectGraphError(
+          .unknownParent, entity: entity.name, value: parentName,
+          reason: "the parent entity \(parentName) is not in the model")
+      }
+      entity.parent = parent
+      parent.children.append(WeakEntity(entity: entity))
+    }
+    for entity in entities {
+      var steps = 0
+      var current = entity.parent
+      while let ancestor = current {
+        steps += 1
+        if ancestor === entity || steps > entities.count {
+          throw ObjectGraphError(
+            .inheritanceCycle, entity: entity.name,
+            reason: "\(entity.name) inherits from itself through \(ancestor.name)")
+        }
+        current = ancestor.parent
+      }
+    }
+  }
+
+  static func parentsFirst(_ entities: [EntityDescription]) -> [EntityDescription] {
+    func depth(_ entity: EntityDescription) -> Int {
+      var depth = 0
+      var current = entity.parent
+      while let ancestor = current {
+        depth += 1
+        current = ancestor.parent
+      }
+      return depth
+    }
+    return entities.enumerated().sorted {
+      (depth($0.element), $0.offset) < (depth($1.element), $1.offset)
+    }.map(\.element)
+  }
+
+  static func layOutProperties(of entity: EntityDescription) throws {
+    var properties = entity.parent?.properties ?? []
+    var byName = entity.parent?.propertiesByName ?? [:]
+    func claim(_ name: String) throws {
+      if let existing = byName[name] {
+        throw ObjectGraphError(
+          .duplicateProperty, entity: entity.name, key: name,
+          reason: "\(entity.name).\(name) is declared twice (also as \(existing.qualifiedName))")
+      }
+    }
+    for attribute in entity.attributes {
+      try claim(attribute.name)
+      let property = Property(slot: properties.count, attribute: attribute, owner: entity)
+      property.storedDefault = try storedDefault(of: attribute, in: entity)
+      properties.append(property)
+      byName[attribute.name] = property
+    }
+    for relationship in entity.relationships {
+      try claim(relationship.name)
+      let property = Property(slot: properties.count, relationship: relationship, owner: entity)
+      properties.append(property)
+      byName[relationship.name] = property
+    }
+    entity.properties = properties
+    entity.propertiesByName = byName
+    entity.relationshipProperties = properties.filter(\.isRelationship)
+  }
+
+  static func storedDefault(of attribute: AttributeDescription, in entity: EntityDescription) throws
+    -> Any?
+  {
+    guard let value = attribute.defaultValue else { return nil }
+    guard let stored = attribute.type.storageValue(value) else {
+      throw ObjectGraphError(
+        .invalidDefault, entity: entity.name, key: attribute.name,
+        value: ObjectGraphError.describe(value),
+        reason:
+          "the default \(ObjectGraphError.describe(value)) is not a value of type \(attribute.type)"
+      )
+    }
+    return stored
+  }
+
+  static func resolveRelationships(
+    of entity: EntityDescription, byName: [String: EntityDescription]
+  ) throws {
+    for property in entity.properties where property.owner === entity {
+      guard let relationship = property.relationship else { continue }
+      let here = property.qualifiedName
+      guard let destination = byName[relationship.destination] else {
+        throw ObjectGraphError(
+          .unknownDestination, entity: entity.name, key: property.name,
+          value: relationship.destination,
+          reason: "\(here) leads to \(relationship.destination), which is not in the model")
+      }
+      property.destination = destination
+      guard let inverseSpec = relationship.inverse else {
+        throw ObjectGraphError(
+          .missingInverse, entity: entity.name, key: property.name,
+          reason: "\(here) declares no inverse on \(destination.name); name one, "
+            + "or declare `inverse: .noInverse` to have none")
+      }
+      guard let inverseName = inverseSpec.name else { continue }
+      guard let inverse = destination.propertiesByName[inverseName] else {
+        throw ObjectGraphError(
+          .unknownInverse, entity: entity.name, key: property.name, value: inverseName,
+          reason: "\(here) names inverse \(destination.name).\(inverseName), which does not exist")
+      }
+      guard let inverseRelationship = inverse.relationship else {
+        throw ObjectGraphError(
+          .inverseNotRelationship, entity: entity.name, key: property.name, value: inverseName,
+          reason: "\(here) names inverse \(inverse.qualifiedName), which is an attribute")
+      }
+      guard let back = byName[inverseRelationship.destination], entity.isKind(of: back) else {
+        throw ObjectGraphError(
+          .inverseWrongEntity, entity: entity.name, key: property.name, value: inverseName,
+          reason: "\(here) names inverse \(inverse.qualifiedName), which leads to "
+            + "\(inverseRelationship.destination), not \(entity.name)")
+      }
+      guard inverseRelationship.inverse?.name == property.name else {
+        let other = inverseRelationship.inverse?.name.map { "'\($0)'" } ?? "none"
+        throw ObjectGraphError(
+          .inverseMismatch, entity: entity.name, key: property.name, value: inverseName,
+          reason: "\(here) names inverse \(inverse.qualifiedName), but \(inverse.qualifiedName) "
+            + "names \(other) as its inverse, not '\(property.name)'")
+      }
+      property.inverse = inverse
+    }
+  }
+
+  static func prepareStorage(of entity: EntityDescription) {
+    entity.initialStorage = ContiguousArray(entity.properties.map { $0.storedDefault })
+  }
+}
+
+/// The superclass of `type` when it is itself a `ManagedObject` subclass (not `ManagedObject`).
+func managedSuperclass(_ type: ManagedObject.Type) -> ManagedObject.Type? {
+  guard let superclass = _getSuperclass(type) as? ManagedObject.Type,
+    superclass != ManagedObject.self
+  else { return nil }
+  return superclass
+}

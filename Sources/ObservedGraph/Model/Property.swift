@@ -1,0 +1,43 @@
+/// One resolved property of an entity: the slot it occupies in an object's storage, and for a
+/// relationship its destination and inverse. Sub-entities share their parent's `Property` objects,
+/// so a slot index means the same thing for every object whose entity inherits it.
+final class Property: @unchecked Sendable {
+  // @unchecked Sendable: `destination` and `inverse` are written only while `ObjectModel.init`
+  // resolves the model, before the model is visible to anyone; afterwards the object is immutable.
+  let slot: Int
+  let name: String
+  let attribute: AttributeDescription?
+  let relationship: RelationshipDescription?
+  unowned(unsafe) var owner: EntityDescription
+  unowned(unsafe) var destination: EntityDescription?
+  unowned(unsafe) var inverse: Property?
+  let isToMany: Bool
+  let isOrdered: Bool
+  /// The default in storage form, converted once when the model is built.
+  var storedDefault: Any?
+
+  init(slot: Int, attribute: AttributeDescription, owner: EntityDescription) {
+    self.slot = slot
+    self.name = attribute.name
+    self.attribute = attribute
+    self.relationship = nil
+    self.owner = owner
+    self.isToMany = false
+    self.isOrdered = false
+  }
+
+  init(slot: Int, relationship: RelationshipDescription, owner: EntityDescription) {
+    self.slot = slot
+    self.name = relationship.name
+    self.attribute = nil
+    self.relationship = relationship
+    self.owner = owner
+    self.isToMany = relationship.isToMany
+    self.isOrdered = relationship.isOrdered
+  }
+
+  var isRelationship: Bool { relationship != nil }
+  var isToOne: Bool { relationship != nil && !isToMany }
+  var deleteRule: DeleteRule { relationship?.deleteRule ?? .nullify }
+  var qualifiedName: String { "\(owner.name).\(name)" }
+}

@@ -1,0 +1,101 @@
+/// A typed attribute of a ``ManagedObject`` subclass.
+///
+/// The property's initial value becomes the attribute's default in the model. Reading the property
+/// reads the object's storage; setting it goes through the one observed mutation path: observers are
+/// told, the change is tracked and recorded for undo.
+///
+/// ```swift
+/// final class Book: ManagedObject {
+///   @Attribute var title: String = ""
+///   @Attribute var price: Double = 0
+///   @Attribute var subtitle: String?
+///   @Attribute(transient: true) var isSelected = false
+/// }
+/// ```
+@propertyWrapper
+public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
+  let defaultValue: Value
+  let isTransient: Bool
+  /// The cached storage slot of this property in its object; resolved on first use.
+  public var _slot = -1
+
+  /// Declares an attribute whose default is the property's initial value.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value of new objects.
+  ///   - transient: Whether stores skip this attribute.
+  public init(wrappedValue: Value, transient: Bool = false) {
+    self.defaultValue = wrappedValue
+    self.isTransient = transient
+  }
+
+  /// Declares an optional attribute with no default value.
+  ///
+  /// - Parameter transient: Whether stores skip this attribute.
+  public init(transient: Bool = false) where Value: ExpressibleByNilLiteral {
+    self.defaultValue = nil
+    self.isTransient = transient
+  }
+
+  /// Unavailable: `@Attribute` works only in `ManagedObject` subclasses.
+  @available(*, unavailable, message: "@Attribute can only be used in ManagedObject subclasses")
+  public var wrappedValue: Value {
+    get { fatalError("unavailable") }
+    // swift-format-ignore
+    set { fatalError("unavailable") }
+  }
+
+  /// Reads and writes the attribute through its object.
+  public static subscript<Object: ManagedObject>(
+    _enclosingInstance object: Object,
+    wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+    storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+  ) -> Value {
+    get {
+      Value._fromStorage(object.storage[object._slot(of: storageKeyPath)])
+    }
+    set {
+      object._setTypedAttribute(newValue._storage, slot: object._slot(of: storageKeyPath))
+    }
+  }
+
+  func _declaration(name: String) throws -> _Declaration {
+    .attribute(
+      AttributeDescription(
+        name: name, type: Value.attributeType, defaultValue: defaultValue._storage,
+        isOptional: Value.isOptionalValue, isTransient: isTransient))
+  }
+}
+
+/// A property wrapper that declares a property of an entity.
+protocol _PropertyWrapper {
+  var _slot: Int { get set }
+  func _declaration(name: String) throws -> _Declaration
+}
+
+/// The slot value that marks the wrapper being looked up by ``EntityDescription``.
+let _markedSlot = -2
+
+enum _Declaration {
+  case attribute(AttributeDescription)
+  case relationship(RelationshipDescription)
+}
+
+extension ManagedObject {
+  /// The slot of the wrapper stored at `storageKeyPath`, cached in the wrapper after the first use.
+  final func _slot<Object: ManagedObject, Wrapper: _PropertyWrapper>(
+    of storageKeyPath: ReferenceWritableKeyPath<Object, Wrapper>
+  ) -> Int {
+    let object = unsafeDowncast(self, to: Object.self)
+    let cached = object[keyPath: storageKeyPath]._slot
+    if cached >= 0 { return cached }
+    guard lifecycle != .prototype else {
+      preconditionFailure("ObservedGraph: properties of a model prototype cannot be used")
+    }
+    let slot = entity.slot(forStorage: storageKeyPath, in: object) {
+      $0[keyPath: storageKeyPath]._slot = _markedSlot
+    }
+    object[keyPath: storageKeyPath]._slot = slot
+    return slot
+  }
+}

@@ -1,0 +1,72 @@
+/// The storage of one to-many relationship of one object: the members in order, and an index for
+/// O(1) membership tests.
+///
+/// Unordered relationships keep an exact position map and remove by swapping with the last member,
+/// so insert, remove and contains are O(1). Ordered relationships keep the members' order; removing
+/// from the middle is O(n), as for any array.
+final class ObjectCollection {
+  private(set) var items: ContiguousArray<ManagedObject> = []
+  private var positions: [ObjectIdentifier: Int] = [:]
+  let isOrdered: Bool
+
+  init(ordered: Bool) {
+    self.isOrdered = ordered
+  }
+
+  var count: Int { items.count }
+  var isEmpty: Bool { items.isEmpty }
+
+  func contains(_ object: ManagedObject) -> Bool {
+    positions[ObjectIdentifier(object)] != nil
+  }
+
+  func index(of object: ManagedObject) -> Int? {
+    guard let position = positions[ObjectIdentifier(object)] else { return nil }
+    if !isOrdered { return position }
+    return items.firstIndex { $0 === object }
+  }
+
+  /// Inserts a non-member at `index` (ordered) or at the end.
+  func insert(_ object: ManagedObject, at index: Int? = nil) {
+    precondition(!contains(object), "ObservedGraph: \(object) is already in the collection")
+    if isOrdered, let index, index < items.count {
+      items.insert(object, at: index)
+      positions[ObjectIdentifier(object)] = index
+    } else {
+      positions[ObjectIdentifier(object)] = items.count
+      items.append(object)
+    }
+  }
+
+  /// Removes a member; returns the index it had (meaningful for ordered collections).
+  @discardableResult
+  func remove(_ object: ManagedObject) -> Int {
+    guard let position = positions.removeValue(forKey: ObjectIdentifier(object)) else {
+      preconditionFailure("ObservedGraph: \(object) is not in the collection")
+    }
+    if isOrdered {
+      let index = items.firstIndex { $0 === object }!
+      items.remove(at: index)
+      return index
+    }
+    let last = items.count - 1
+    if position != last {
+      items.swapAt(position, last)
+      positions[ObjectIdentifier(items[position])] = position
+    }
+    items.removeLast()
+    return position
+  }
+
+  func removeAll() {
+    items.removeAll()
+    positions.removeAll()
+  }
+
+  func copy() -> ObjectCollection {
+    let copy = ObjectCollection(ordered: isOrdered)
+    copy.items = items
+    copy.positions = positions
+    return copy
+  }
+}

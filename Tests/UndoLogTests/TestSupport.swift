@@ -1,0 +1,94 @@
+@testable import UndoLog
+
+/// A mutable integer the test steps act on.
+final class Counter {
+  var value = 0
+}
+
+/// Adds `delta` to a counter; its inverse adds `-delta`. A value step: no closure anywhere.
+struct AddStep: UndoStep {
+  let counter: Counter
+  let delta: Int
+
+  mutating func apply() -> any UndoStep {
+    counter.value += delta
+    return AddStep(counter: counter, delta: -delta)
+  }
+
+  var target: AnyObject? { counter }
+}
+
+/// Sets a counter to `value`; its inverse sets it back.
+struct SetStep: UndoStep {
+  let counter: Counter
+  let value: Int
+  var key: Int? = nil
+
+  mutating func apply() -> any UndoStep {
+    let old = counter.value
+    counter.value = value
+    return SetStep(counter: counter, value: old, key: key)
+  }
+
+  var target: AnyObject? { counter }
+
+  var coalescingKey: UndoCoalescingKey? {
+    key.map { UndoCoalescingKey(object: ObjectIdentifier(counter), key: $0) }
+  }
+}
+
+/// A step with a chosen size, for byte limits.
+struct SizedStep: UndoStep {
+  let size: Int
+
+  mutating func apply() -> any UndoStep { self }
+
+  var byteSize: Int { size }
+}
+
+/// Appends its value to a trace when applied; its inverse carries the negated value.
+struct TraceStep: UndoStep {
+  let trace: Trace
+  let value: Int
+
+  mutating func apply() -> any UndoStep {
+    trace.values.append(value)
+    return TraceStep(trace: trace, value: -value)
+  }
+}
+
+final class Trace {
+  var values: [Int] = []
+}
+
+extension Counter {
+  /// Adds `delta` and records the undo step in `log`, as a graph setter would.
+  func add(_ delta: Int, in log: UndoLog) {
+    value += delta
+    log.register(AddStep(counter: self, delta: -delta))
+  }
+
+  /// Sets `newValue` and records the undo step in `log`.
+  func set(_ newValue: Int, in log: UndoLog, key: Int? = nil) {
+    let old = value
+    value = newValue
+    log.register(SetStep(counter: self, value: old, key: key))
+  }
+}
+
+extension UndoLog {
+  /// The values of the trace steps of each undo group, oldest first.
+  var undoValues: [[Int]] { undoStack.groups.map(Self.values) }
+
+  /// The values of the trace steps of each redo group, oldest first.
+  var redoValues: [[Int]] { redoStack.groups.map(Self.values) }
+
+  /// The values of the trace steps of each open group, outermost first.
+  var openValues: [[Int]] {
+    groupingLevel == 0 ? [] : (enclosing + [current]).map(Self.values)
+  }
+
+  private static func values(_ group: UndoGroup) -> [Int] {
+    group.steps.map { ($0 as? TraceStep)?.value ?? 0 }
+  }
+}
