@@ -10,4 +10,7 @@ extension ObjectContext {
 
   /// Called after the context forgot all objects.
   func didReset() {}
+
+  /// Called by `processPendingChanges()`: the end of one user event, so of one undo group.
+  func closeUndoEvent() {}
 }
