@@ -17,7 +17,7 @@ final class Book: ManagedObject {
   @Attribute var title: String = ""
   @Attribute var price: Double = 0
   @Relationship(inverse: "books") var category: BookCategory?
-  @Relationship(inverse: "book", deleteRule: .cascade) var pages: [Page]
+  @Relationship(inverse: "book", deleteRule: .cascade, ordered: true) var pages: [Page]
 }
 
 /// One page of a book.

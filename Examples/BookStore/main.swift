@@ -1,3 +1,12 @@
-import ObservedGraph
+// `swift run bookstore`: the seeds' BookStore scenario, one step at a time. Each step changes the
+// graph through the public API and prints what it looks like afterwards.
 
-print("bookstore")
+let store = try BookStore()
+print("ObservedGraph BookStore demo: \(store.context.model)")
+try store.insertBooks()
+try store.save()
+try store.addPages()
+try store.observeTitle()
+try store.moveBook()
+try store.deleteCategory()
+try store.save()

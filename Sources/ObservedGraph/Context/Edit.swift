@@ -53,8 +53,10 @@ enum Edit {
     switch self {
     case .set(_, _, _, _, let changes): return changes
     case .insert(_, _, let objects, _), .remove(_, _, let objects, _): return !objects.isEmpty
-    case .replace(_, _, let old, let new):
-      return old.count != new.count || zip(old, new).contains { $0 !== $1 }
+    case .replace(_, let property, let old, let new):
+      guard old.count == new.count else { return true }
+      if property.isOrdered { return zip(old, new).contains { $0 !== $1 } }
+      return Set(old.map(ObjectIdentifier.init)) != Set(new.map(ObjectIdentifier.init))
     }
   }
 }

@@ -28,10 +28,12 @@ extension ObjectContext {
       object.lifecycle = .registered
       object.isInsertedFlag = true
       registry[object.objectID] = object
+      limbo[ObjectIdentifier(object)] = nil
       noteDirty(object)
     case .uninsert:
       object.lifecycle = .unregistered
       registry[object.objectID] = nil
+      limbo[ObjectIdentifier(object)] = object
       dirty[ObjectIdentifier(object)] = nil
     case .delete:
       object.isDeletedFlag = true
@@ -40,7 +42,7 @@ extension ObjectContext {
       object.isDeletedFlag = false
     }
     recordUndo(lifecycle: change.inverse, of: object)
-    lifecycleChanged(change, object)
+    notePending(change, object)
   }
 
   /// Deletes an object and applies the delete rules of its relationships at once.
@@ -126,6 +128,9 @@ extension ObjectContext {
       }
     }
     plan.finish()
+    // Flag the victim first: under `noAction` partners keep pointing at it, which the invariant
+    // check after `perform` allows only for a deleted object.
+    victim.isDeletedFlag = true
     perform(plan.edits)
     applyLifecycle(.delete, to: victim)
   }

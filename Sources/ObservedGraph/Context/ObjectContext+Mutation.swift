@@ -9,25 +9,26 @@ extension ObjectContext {
   func perform(_ edits: [Edit]) {
     guard !edits.isEmpty else { return }
     let delivery = willApply(edits)
+    recordUndo(of: edits)
     for edit in edits { apply(edit) }
     didApply(edits, delivery)
     checkInvariants()
   }
 
-  /// Stores one edit, tracks it and records its inverse.
+  /// Stores one edit and tracks it (`perform` recorded the undo of all its edits before).
   private func apply(_ edit: Edit) {
     let object = edit.object
     let property = edit.property
     if edit.changes {
       track(object, property, original: object.committedStorage(property))
-      recordUndo(edit.inverse)
+      notePending(object, property.slot)
     }
     store(edit)
   }
 
   /// Records an edit whose storage change was already made (a manual will/did bracket around
   /// primitive sets): tracked with the bracket's old value, recorded for undo, and announced.
-  func performApplied(_ edit: Edit) {
+  func performApplied(_ edit: Edit, _ delivery: Delivery?) {
     if edit.changes {
       let original: Any?
       switch edit {
@@ -35,10 +36,11 @@ extension ObjectContext {
       case .replace(_, _, let old, _): original = old
       case .insert, .remove: original = edit.object.committedStorage(edit.property)
       }
+      recordUndo(of: [edit])
       track(edit.object, edit.property, original: original)
-      recordUndo(edit.inverse)
+      notePending(edit.object, edit.property.slot)
     }
-    didApplyBracket(edit)
+    didApplyBracket(edit, delivery)
     checkInvariants()
   }
 

@@ -14,7 +14,8 @@ extension ObjectContext {
   ///   listing all of them; nothing is committed when it throws.
   public func save() throws {
     var errors: [ObjectGraphError] = []
-    for object in dirty.values {
+    // Sorted so that the combined error lists objects in insertion order on every run.
+    for object in dirty.values.sorted(by: { $0.objectID.number < $1.objectID.number }) {
       do {
         if object.isInserted {
           try object.validateForInsert()
@@ -31,7 +32,8 @@ extension ObjectContext {
       object.changes.removeAll()
       if object.isDeletedFlag {
         registry[object.objectID] = nil
-        object.lifecycle = .unregistered
+        object.invalidate()
+        object.isDeletedFlag = false
       }
     }
     dirty.removeAll()
@@ -47,8 +49,9 @@ extension ObjectContext {
   /// ```
   public func reset() {
     for object in registry.values { object.invalidate() }
-    for object in dirty.values { object.invalidate() }
+    for object in limbo.values { object.invalidate() }
     registry.removeAll()
+    limbo.removeAll()
     dirty.removeAll()
     brackets.removeAll()
     didReset()

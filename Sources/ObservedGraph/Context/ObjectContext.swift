@@ -19,10 +19,25 @@ public final class ObjectContext {
   let number: UInt64
   private var lastObjectNumber: UInt64 = 0
   var registry: [ObjectID: ManagedObject] = [:]
+  /// Objects whose insertion was undone: kept so that they can be invalidated with the context.
+  var limbo: [ObjectIdentifier: ManagedObject] = [:]
   /// Objects inserted, deleted or changed since the last save.
   var dirty: [ObjectIdentifier: ManagedObject] = [:]
   /// Open manual will/did brackets.
   var brackets: [BracketKey: Bracket] = [:]
+  /// The undo log (public as ``undoLog``) and the state of its replay; see ObjectContext+Undo.swift.
+  var undo = UndoState()
+  /// Registered observers (user and internal); zero means the mutation path skips all delivery.
+  var observerCount = 0
+  /// Context-wide listeners of every change (change recorders).
+  var taps: [Tap] = []
+  /// Objects with news for the next objects-did-change event, in the order they got it.
+  var pendingObjects: [ManagedObject] = []
+  /// Subscribers of objects-did-change events.
+  var didChangeSubscribers: [Subscriber] = []
+  var nextSubscriberID = 0
+  /// Streams made by `objectsDidChange`, finished when the context goes away.
+  var streamContinuations: [AsyncStream<ObjectsDidChange>.Continuation] = []
 
   /// Creates an empty context for a model.
   ///
@@ -34,6 +49,8 @@ public final class ObjectContext {
 
   deinit {
     for object in registry.values { object.invalidate() }
+    for object in limbo.values { object.invalidate() }
+    for continuation in streamContinuations { continuation.finish() }
   }
 
   // MARK: Inserting
@@ -103,10 +120,15 @@ public final class ObjectContext {
   ///
   /// - Parameter id: An object identifier.
   /// - Returns: The object, if this context has it and its insertion was not undone.
-  public func object(with id: ObjectID) -> ManagedObject? { registry[id] }
+  public func object(with id: ObjectID) -> ManagedObject? {
+    registry[id].flatMap { $0.isDeletedFlag && $0.isInsertedFlag ? nil : $0 }
+  }
 
-  /// Every object the context has, including deleted ones not yet saved.
-  public var registeredObjects: Set<ManagedObject> { Set(registry.values) }
+  /// Every object the context has, including deleted ones not yet saved (but not objects inserted
+  /// and deleted since the last save: those are simply gone).
+  public var registeredObjects: Set<ManagedObject> {
+    Set(registry.values.filter { !($0.isDeletedFlag && $0.isInsertedFlag) })
+  }
 
   /// Objects inserted since the last save and not deleted.
   public var insertedObjects: Set<ManagedObject> {

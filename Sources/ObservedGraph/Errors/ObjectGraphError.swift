@@ -41,6 +41,24 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   /// The errors combined into a ``Kind/multipleErrors`` error; empty otherwise.
   public let underlying: [ObjectGraphError]
 
+  /// Creates an error, for example in a `validateForInsert()` override, so that it joins the
+  /// errors `save()` combines.
+  ///
+  /// ```swift
+  /// throw ObjectGraphError(.missingValue, entity: "Book", key: "isbn", reason: "an ISBN is required")
+  /// ```
+  /// - Parameters:
+  ///   - kind: What went wrong.
+  ///   - entity: The entity's name.
+  ///   - key: The key involved.
+  ///   - value: A description of the value involved.
+  ///   - reason: A sentence explaining the error.
+  public init(
+    _ kind: Kind, entity: String, key: String? = nil, value: String? = nil, reason: String
+  ) {
+    self.init(kind.code, entity: entity, key: key, value: value, reason: reason)
+  }
+
   init(
     _ code: Kind.Code, entity: String, key: String? = nil, value: String? = nil, reason: String,
     underlying: [ObjectGraphError] = []

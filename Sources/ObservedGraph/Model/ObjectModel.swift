@@ -134,7 +134,8 @@ extension ObjectModel {
         if ancestor === entity || steps > entities.count {
           throw ObjectGraphError(
             .inheritanceCycle, entity: entity.name,
-            reason: "\(entity.name) inherits from itself through \(ancestor.name)")
+            reason: "\(entity.name) inherits from itself through "
+              + "\(entity.parent?.name ?? ancestor.name)")
         }
         current = ancestor.parent
       }

@@ -73,7 +73,7 @@ public struct RelationshipDescription: Sendable {
   ///   - name: The relationship's key.
   ///   - destination: The destination entity's name.
   ///   - inverse: The inverse's name on the destination, or ``Inverse/noInverse``. Leaving it nil
-  ///     makes the model throw ``ObjectGraphError/missingInverse`` when built.
+  ///     makes the model throw ``ObjectGraphError/Kind/missingInverse`` when built.
   ///   - toMany: Whether it holds many objects.
   ///   - ordered: Whether a to-many relationship is ordered.
   ///   - deleteRule: The delete rule, ``DeleteRule/nullify`` by default.

@@ -52,7 +52,9 @@ public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
     get {
-      Value._fromStorage(object.storage[object._slot(of: storageKeyPath)])
+      let slot = object._slot(of: storageKeyPath)
+      object._noteAccess(slot, wrappedKeyPath)
+      return Value._fromStorage(object.storage[slot])
     }
     set {
       object._setTypedAttribute(newValue._storage, slot: object._slot(of: storageKeyPath))

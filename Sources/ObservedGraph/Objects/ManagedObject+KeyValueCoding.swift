@@ -14,8 +14,13 @@ extension ManagedObject {
   ///   relationship of a deleted object; ``ObjectGraphError/Kind/invalidObject`` after a reset.
   /// - Complexity: O(n) for a to-many relationship of n objects (the collection is copied).
   public func value(forKey key: String) throws -> Any? {
-    let property = try property(forKey: key)
+    guard let property = entity.propertiesByName[key] else {
+      return try value(forUndefinedKey: key)
+    }
     try checkReadable(property)
+    if let registrar = swiftRegistrar {
+      registrar.access(self, keyPath: ManagedObject.observationKeyPath(property.slot))
+    }
     return publicValue(property)
   }
 
@@ -41,7 +46,14 @@ extension ManagedObject {
     if property.isRelationship {
       try checkRelationshipUsable(property)
       if property.isToMany {
-        let objects = try context.validatedObjects(value, for: property, of: self)
+        var objects = try context.validatedObjects(value, for: property, of: self)
+        // An unordered relationship set to the members it has is no change, whatever the order.
+        let current = members(property)
+        if !property.isOrdered,
+          Set(objects.map(ObjectIdentifier.init)) == Set(current.map(ObjectIdentifier.init))
+        {
+          objects = current
+        }
         context.replaceObjects(self, property, with: objects)
       } else {
         let object = try context.validatedObject(value, for: property, of: self)
@@ -74,8 +86,8 @@ extension ManagedObject {
   private func value(forPath path: ArraySlice<String>, whole: String) throws -> Any? {
     guard let key = path.first else { return self }
     let rest = path.dropFirst()
-    let property = try property(forKey: key)
     guard !rest.isEmpty else { return try value(forKey: key) }
+    let property = try property(forKey: key)
     guard property.isRelationship else {
       throw ObjectGraphError(
         .unknownKey, entity: entity.name, key: whole, value: key,
@@ -90,6 +102,9 @@ extension ManagedObject {
       let value = try member.value(forPath: rest, whole: whole)
       if let set = value as? Set<AnyHashable> {
         result.formUnion(set)
+      } else if let list = value as? [ManagedObject] {
+        // An ordered to-many at the end of the path is flattened like an unordered one.
+        result.formUnion(list.map(AnyHashable.init))
       } else if let hashable = value as? AnyHashable {
         result.insert(hashable)
       }
@@ -285,7 +300,14 @@ extension ObjectContext {
         value: object.shortDescription,
         reason: "\(object.shortDescription) is a \(object.entity.name), not a \(destination.name)")
     }
-    try checkUsable(object, key: property.name)
+    do {
+      try checkUsable(object, key: property.name)
+    } catch let error as ObjectGraphError {
+      // Name the relationship being set (the owner's entity and key), as the other checks do.
+      throw ObjectGraphError(
+        error.kind.code, entity: owner.entity.name, key: property.name,
+        value: object.shortDescription, reason: error.reason)
+    }
     if object.isDeletedFlag {
       throw ObjectGraphError(
         .deletedObject, entity: owner.entity.name, key: property.name,

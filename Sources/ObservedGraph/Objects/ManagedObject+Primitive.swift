@@ -83,6 +83,7 @@ extension ObjectContext {
   struct Bracket {
     var depth: Int
     let old: Any?
+    let delivery: Delivery?
   }
 
   struct BracketKey: Hashable {
@@ -97,7 +98,9 @@ extension ObjectContext {
       return
     }
     let old: Any? = property.isToMany ? object.members(property) : object.storage[property.slot]
-    brackets[key] = Bracket(depth: 1, old: old)
+    brackets[key] = Bracket(depth: 1, old: old, delivery: nil)
+    let delivery = willBracket(object, property)
+    brackets[key] = Bracket(depth: brackets[key]?.depth ?? 1, old: old, delivery: delivery)
   }
 
   func closeBracket(_ object: ManagedObject, _ property: Property) {
@@ -132,6 +135,6 @@ extension ObjectContext {
       }
       edit = .set(object, property, old: bracket.old, new: new, changes: changes)
     }
-    performApplied(edit)
+    performApplied(edit, bracket.delivery)
   }
 }

@@ -8,9 +8,13 @@ extension ManagedObject {
     !isInsertedFlag && !isDeletedFlag && !changes.isEmpty && lifecycle == .registered
   }
 
-  /// Whether the object was deleted since the last save (objects inserted and deleted before a save
-  /// are neither inserted nor deleted: they simply go away).
-  public var isDeleted: Bool { isDeletedFlag && !isInsertedFlag }
+  /// Whether the object will be deleted from the store at the next save: it was saved before and
+  /// deleted since.
+  ///
+  /// As in Core Data, an object inserted and deleted before a save is not "deleted": it was never
+  /// stored, has no changes, and leaves ``ObjectContext/registeredObjects`` at once (undo brings it
+  /// back). After a save, deleted objects leave the context and this is false again.
+  public var isDeleted: Bool { isDeletedFlag && !isInsertedFlag && lifecycle == .registered }
 
   /// Whether the object is inserted, updated or deleted.
   public var hasChanges: Bool { isInserted || isUpdated || isDeleted }
@@ -29,6 +33,8 @@ extension ManagedObject {
     var values: [String: Any] = [:]
     for slot in changes.slots {
       let property = entity.properties[slot]
+      // Only persistent properties are reported, as in Core Data.
+      if property.attribute?.isTransient == true { continue }
       values[property.name] = publicValue(property) ?? Optional<Any>.none as Any
     }
     return values
@@ -38,11 +44,12 @@ extension ManagedObject {
   ///
   /// An object never saved has no committed values and returns an empty dictionary.
   ///
-  /// - Parameter keys: Property names, or nil for every property.
+  /// - Parameter keys: Property names, or nil for every persistent (non-transient) property.
   /// - Returns: Each key mapped to its committed value (nil values are left out).
   /// - Throws: ``ObjectGraphError/Kind/unknownKey`` for a key the entity does not have.
   public func committedValues(forKeys keys: [String]? = nil) throws -> [String: Any] {
-    let properties = try (keys ?? entity.propertyNames).map { try property(forKey: $0) }
+    let persistent = entity.properties.filter { $0.attribute?.isTransient != true }.map(\.name)
+    let properties = try (keys ?? persistent).map { try property(forKey: $0) }
     guard !isInsertedFlag else { return [:] }
     var values: [String: Any] = [:]
     for property in properties {

@@ -43,6 +43,7 @@ extension ManagedObject {
   /// Cuts the object loose from its context: relationships are dropped (ending reference cycles),
   /// attribute values stay readable, and every later use throws `invalidObject`.
   func invalidate() {
+    if observers != nil, let context = _context { context.dropObservers(of: self) }
     lifecycle = .invalid
     for property in entity.relationshipProperties { storage[property.slot] = nil }
   }

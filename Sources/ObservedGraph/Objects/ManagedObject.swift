@@ -1,3 +1,5 @@
+import Observation
+
 /// An object of an ``ObjectContext``: storage for the properties its entity describes, observed,
 /// undoable and kept consistent with the other side of every relationship.
 ///
@@ -24,7 +26,7 @@
 ///
 /// A `ManagedObject` belongs to the isolation domain of its context and is not `Sendable`; pass its
 /// ``objectID`` across domains instead.
-open class ManagedObject: Hashable, CustomStringConvertible {
+open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// The object's entity.
   public let entity: EntityDescription
   /// The object's identifier, stable for the object's life.
@@ -37,6 +39,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   var isInsertedFlag = false
   var isDeletedFlag = false
   var changes = ChangeState()
+  /// Observers of this object's keys; nil until the first observer is added.
+  var observers: ObserverTable?
+  /// Slots changed since the context last posted objects-did-change, and lifecycle news.
+  var pending = PendingState()
+  /// The Swift Observation registrar, made on the first typed read.
+  var swiftRegistrar: ObservationRegistrar?
+  /// While non-nil, typed reads append their slot here (used to resolve typed key paths).
+  var accessLog: [Int]?
+  /// The wrapped key path of the last typed read while `accessLog` is on.
+  var lastAccessedKeyPath: AnyKeyPath?
 
   enum Lifecycle: UInt8 {
     /// Made to read a class's property wrappers; has no context.
@@ -106,6 +118,24 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// relationship still intact. Call `super`.
   open func prepareForDeletion() {}
 
+  /// Called after an undo, a redo, a rollback or a refresh restored the object's state; the default
+  /// does nothing.
+  ///
+  /// Undo and redo call it once per restored object, after the whole undo group was applied, so
+  /// every relationship already agrees on both sides. Recompute derived or transient state here.
+  /// Changes made here are observed and tracked but not recorded for undo: they belong to the
+  /// state being restored.
+  ///
+  /// ```swift
+  /// override func awake(fromSnapshotEvents events: SnapshotEvents) {
+  ///   super.awake(fromSnapshotEvents: events)
+  ///   if events.contains(.undoDeletion) { cachedSummary = nil }
+  /// }
+  /// ```
+  /// - Parameter events: What restored the object; several at once when one undo did several
+  ///   things to it (for example `[.undoDeletion, .undoUpdate]`).
+  open func awake(fromSnapshotEvents events: SnapshotEvents) {}
+
   /// Checks the object before it is saved for the first time. The default checks non-optional
   /// attributes and relationships and the count limits of to-many relationships.
   ///
@@ -117,6 +147,57 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   ///
   /// - Throws: ``ObjectGraphError`` (``ObjectGraphError/Kind/multipleErrors`` for several).
   open func validateForUpdate() throws { try validateProperties() }
+
+  // MARK: Observation hooks
+
+  /// Whether setters and key-value coding notify observers of `key` by themselves.
+  ///
+  /// Return false to make a key manual-only: then only ``willChangeValue(forKey:)`` /
+  /// ``didChangeValue(forKey:)`` pairs notify its observers. Storage, change tracking and undo are
+  /// unaffected.
+  ///
+  /// ```swift
+  /// override class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
+  ///   key == "price" ? false : super.automaticallyNotifiesObservers(forKey: key)
+  /// }
+  /// ```
+  /// - Parameter key: A property name.
+  /// - Returns: true by default.
+  open class func automaticallyNotifiesObservers(forKey key: String) -> Bool { true }
+
+  /// The key paths whose changes change the value of `key` (dependent keys).
+  ///
+  /// Observers of `key` are told, with its old and new value, whenever one of these changes.
+  /// Dependencies may be key paths through relationships and may themselves be dependent keys.
+  ///
+  /// ```swift
+  /// override class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> {
+  ///   switch key {
+  ///   case "fullName": ["firstName", "lastName"]
+  ///   default: super.keyPathsForValuesAffectingValue(forKey: key)
+  ///   }
+  /// }
+  /// ```
+  /// - Parameter key: A key, usually of a computed property.
+  /// - Returns: The empty set by default.
+  open class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> { [] }
+
+  /// The value of a key that is not a property of the entity; ``value(forKey:)`` asks this for
+  /// such keys. Override it to expose computed values (such as dependent keys) by name.
+  ///
+  /// ```swift
+  /// override func value(forUndefinedKey key: String) throws -> Any? {
+  ///   key == "fullName" ? fullName : try super.value(forUndefinedKey: key)
+  /// }
+  /// ```
+  /// - Parameter key: The key.
+  /// - Returns: The value.
+  /// - Throws: ``ObjectGraphError/Kind/unknownKey`` by default.
+  open func value(forUndefinedKey key: String) throws -> Any? {
+    throw ObjectGraphError(
+      .unknownKey, entity: entity.name, key: key, value: key,
+      reason: "\(entity.name) has no property '\(key)'")
+  }
 
   // MARK: Identity
 

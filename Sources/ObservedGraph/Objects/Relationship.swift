@@ -65,7 +65,9 @@ public struct Relationship<Value: RelationshipValue>: _PropertyWrapper {
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
     get {
-      Value._fromStorage(object.storage[object._slot(of: storageKeyPath)])
+      let slot = object._slot(of: storageKeyPath)
+      object._noteAccess(slot, wrappedKeyPath)
+      return Value._fromStorage(object.storage[slot])
     }
     set {
       object._setTypedRelationship(newValue._objects, slot: object._slot(of: storageKeyPath))
@@ -100,6 +102,8 @@ public protocol RelationshipValue {
   static func _fromStorage(_ storage: Any?) -> Self
   /// The objects this value holds, in order.
   var _objects: [ManagedObject] { get }
+  /// A value holding `objects`.
+  static func _fromObjects(_ objects: [ManagedObject]) -> Self
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
@@ -115,6 +119,10 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
   }
   /// The object, if any.
   public var _objects: [ManagedObject] { self.map { [$0] } ?? [] }
+  /// The first object, or nil.
+  public static func _fromObjects(_ objects: [ManagedObject]) -> Self {
+    objects.first.map { unsafeDowncast($0, to: Wrapped.self) }
+  }
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
@@ -131,6 +139,10 @@ extension Set: RelationshipValue where Element: ManagedObject {
   }
   /// The members.
   public var _objects: [ManagedObject] { map { $0 } }
+  /// A set of the objects.
+  public static func _fromObjects(_ objects: [ManagedObject]) -> Self {
+    Set(objects.lazy.map { unsafeDowncast($0, to: Element.self) })
+  }
 }
 
 extension Array: RelationshipValue where Element: ManagedObject {
@@ -147,4 +159,8 @@ extension Array: RelationshipValue where Element: ManagedObject {
   }
   /// The members in order.
   public var _objects: [ManagedObject] { map { $0 } }
+  /// The objects, in order.
+  public static func _fromObjects(_ objects: [ManagedObject]) -> Self {
+    objects.map { unsafeDowncast($0, to: Element.self) }
+  }
 }

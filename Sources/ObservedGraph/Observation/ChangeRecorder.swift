@@ -1,0 +1,186 @@
+/// Records changes as ordered, comparable values, for tests: yours and ours.
+///
+/// Record chosen keys of chosen objects (through ordinary observers), or every change of a whole
+/// context (every edit, including inverse upkeep and delete rules, and every insert and delete).
+/// Each record renders as one stable line of text, so a test can compare against a golden list:
+///
+/// ```swift
+/// let recorder = try ChangeRecorder(observing: [book], keys: ["title"])
+/// book.title = "Dune"
+/// #expect(recorder.take() == [#"Book#3.title setting old="" new="Dune""#])
+/// #expect(recorder.take().isEmpty)   // nothing else fired
+/// ```
+///
+/// Objects render as `Entity#n`, where `n` is the object's number in its context (insertion order),
+/// so lines are the same on every run.
+public final class ChangeRecorder {
+  /// One recorded change.
+  public struct Record: Equatable, Sendable, CustomStringConvertible {
+    /// The object, as `Entity#n`.
+    public let object: String
+    /// The key (or key path) observed; `@lifecycle` for inserts and deletes.
+    public let key: String
+    /// The change's kind; lifecycle records are settings.
+    public let kind: ChangeKind
+    /// The old value rendered as text, when delivered.
+    public let old: String?
+    /// The new value rendered as text, when delivered.
+    public let new: String?
+    /// Indexes of an ordered to-many insertion or removal.
+    public let indexes: [Int]?
+    /// Whether this was a prior (before-the-change) call.
+    public let isPrior: Bool
+
+    /// `Book#3.title setting old="a" new="b"`, with ` indexes=[0]` and ` prior` when present.
+    public var description: String {
+      var line = "\(object).\(key) \(kind.rawValue)"
+      if let old { line += " old=\(old)" }
+      if let new { line += " new=\(new)" }
+      if let indexes { line += " indexes=\(indexes)" }
+      if isPrior { line += " prior" }
+      return line
+    }
+  }
+
+  /// Every record so far, in order.
+  public private(set) var records: [Record] = []
+  private var tokens: [ObservationToken] = []
+
+  /// Records the given keys (or key paths) of the given objects.
+  ///
+  /// - Parameters:
+  ///   - objects: The objects to watch.
+  ///   - keys: Keys or key paths, observed on each object.
+  ///   - options: The observation options; `[.old, .new]` by default.
+  /// - Throws: The errors of ``ManagedObject/observe(keyPath:options:changeHandler:)``.
+  public init(
+    observing objects: [ManagedObject], keys: [String],
+    options: ObservationOptions = [.old, .new]
+  ) throws {
+    for object in objects {
+      let label = Self.label(object)
+      for key in keys {
+        tokens.append(
+          try object.observe(keyPath: key, options: options) { [weak self] change in
+            self?.append(
+              label, key, change.kind, change.oldValue, change.newValue, change.indexes,
+              change.isPrior)
+          })
+      }
+    }
+  }
+
+  /// Records every change in a context: each edit the mutation path applies (the change itself,
+  /// the inverse upkeep it caused, the work of delete rules, undo and redo), with old and new
+  /// values, and each insert (`@lifecycle setting new=inserted`) and delete.
+  ///
+  /// - Parameter context: The context to watch.
+  public init(context: ObjectContext) {
+    let id = context.addTap(
+      edit: { [weak self] object, key, change in
+        self?.append(
+          Self.label(object), key, change.kind, change.old, change.new, change.indexes,
+          change.isPrior)
+      },
+      lifecycle: { [weak self] object, what in
+        self?.records.append(
+          Record(
+            object: Self.label(object), key: "@lifecycle", kind: .setting, old: nil, new: what,
+            indexes: nil, isPrior: false))
+      })
+    tokens.append(ObservationToken { [weak context] in context?.removeTap(id) })
+  }
+
+  /// The records as lines of text.
+  public var lines: [String] { records.map(\.description) }
+
+  /// Returns the lines recorded so far and forgets them.
+  ///
+  /// - Returns: The lines, in order.
+  public func take() -> [String] {
+    defer { records.removeAll() }
+    return lines
+  }
+
+  /// Whether nothing was recorded since the last ``take()``.
+  public var isEmpty: Bool { records.isEmpty }
+
+  /// nil when the recorded lines are exactly `expected`; otherwise a readable account of the
+  /// difference. Forgets the records either way.
+  ///
+  /// ```swift
+  /// #expect(recorder.mismatch(["Book#1.title setting new=\"x\""]) == nil)
+  /// ```
+  /// - Parameter expected: The lines expected, in order.
+  /// - Returns: nil, or text naming the first differing line.
+  public func mismatch(_ expected: [String]) -> String? {
+    let actual = take()
+    guard actual != expected else { return nil }
+    let first =
+      zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      ?? min(actual.count, expected.count)
+    return "recorded \(actual.count) lines, expected \(expected.count); first difference at line "
+      + "\(first):\n  recorded: \(first < actual.count ? actual[first] : "<none>")\n  expected: "
+      + "\(first < expected.count ? expected[first] : "<none>")\nall recorded:\n  "
+      + actual.joined(separator: "\n  ")
+  }
+
+  /// Stops recording.
+  public func stop() {
+    for token in tokens { token.invalidate() }
+    tokens.removeAll()
+  }
+
+  // MARK: Rendering
+
+  private func append(
+    _ object: String, _ key: String, _ kind: ChangeKind, _ old: Any??, _ new: Any??,
+    _ indexes: [Int]?, _ isPrior: Bool
+  ) {
+    records.append(
+      Record(
+        object: object, key: key, kind: kind, old: old.map(Self.render), new: new.map(Self.render),
+        indexes: indexes, isPrior: isPrior))
+  }
+
+  static func label(_ object: ManagedObject) -> String {
+    "\(object.entity.name)#\(object.objectID.number)"
+  }
+
+  /// Stable text for a value: strings quoted, objects as `Entity#n`, sets sorted.
+  public static func render(_ value: Any?) -> String {
+    guard let value else { return "nil" }
+    switch value {
+    case let text as String:
+      return "\"\(text)\""
+    case let object as ManagedObject:
+      return label(object)
+    case let objects as [ManagedObject]:
+      return "[" + objects.map(label).joined(separator: ", ") + "]"
+    case let objects as Set<ManagedObject>:
+      return "{" + objects.map(label).sorted().joined(separator: ", ") + "}"
+    case let values as Set<AnyHashable>:
+      return "{" + values.map { render($0.base) }.sorted().joined(separator: ", ") + "}"
+    default:
+      if let optional = value as? any _OptionalBox {
+        return render(optional._unboxed)
+      }
+      return "\(value)"
+    }
+  }
+}
+
+extension ObjectContext {
+  func addTap(
+    edit: @escaping (ManagedObject, String, RawChange) -> Void,
+    lifecycle: @escaping (ManagedObject, String) -> Void
+  ) -> Int {
+    nextSubscriberID += 1
+    taps.append(Tap(id: nextSubscriberID, receive: edit, lifecycle: lifecycle))
+    return nextSubscriberID
+  }
+
+  func removeTap(_ id: Int) {
+    taps.removeAll { $0.id == id }
+  }
+}

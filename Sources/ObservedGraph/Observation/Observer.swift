@@ -1,0 +1,37 @@
+/// One registered observer of one key of one object: a user's handler, or an internal link of a
+/// key-path or dependent-key observation.
+final class Observer {
+  let options: ObservationOptions
+  /// Called before the change (prior phase) with the old value when `.old` is asked.
+  let will: ((RawChange) -> Void)?
+  /// Called after the change.
+  let did: (RawChange) -> Void
+  /// Internal links get their did-call whenever they got the will-call, even if they were
+  /// removed in between, so their nesting counters balance.
+  let isInternal: Bool
+  var isValid = true
+
+  init(
+    options: ObservationOptions, isInternal: Bool = false, will: ((RawChange) -> Void)?,
+    did: @escaping (RawChange) -> Void
+  ) {
+    self.options = options
+    self.isInternal = isInternal
+    self.will = will
+    self.did = did
+  }
+}
+
+/// The observers of one object, by slot, in registration order.
+final class ObserverTable {
+  var bySlot: [Int: [Observer]] = [:]
+
+  func add(_ observer: Observer, slot: Int) { bySlot[slot, default: []].append(observer) }
+
+  func remove(_ observer: Observer, slot: Int) {
+    bySlot[slot]?.removeAll { $0 === observer }
+    if bySlot[slot]?.isEmpty == true { bySlot[slot] = nil }
+  }
+
+  var isEmpty: Bool { bySlot.isEmpty }
+}
