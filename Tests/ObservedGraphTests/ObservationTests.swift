@@ -484,3 +484,81 @@ struct ObservationLifetimeTests {
     _ = token
   }
 }
+
+@Suite("Generic objects and change values")
+struct GenericObservationTests {
+  @Test func byNameOnGenericObjects() throws {
+    let context = ObjectContext(model: Inventory.model)
+    let asset = try context.insertObject(forEntityName: "Asset")
+    let location = try context.insertObject(forEntityName: "Location")
+    let item = try context.insertObject(forEntityName: "Inventory")
+    try asset.setValue("Mug", forKey: "label")
+    let recorder = try ChangeRecorder(
+      observing: [item], keys: ["count", "asset.label"], options: [.old, .new])
+    let assetRecorder = try ChangeRecorder(observing: [asset], keys: ["inventories"])
+    try item.setValue(12, forKey: "count")
+    try item.setValue(asset, forKey: "asset")
+    try asset.setValue("Coffee mug", forKey: "label")
+    try item.setValue(location, forKey: "location")
+    #expect(
+      recorder.take() == [
+        "Inventory#3.count setting old=0 new=12",
+        #"Inventory#3.asset.label setting old=nil new="Mug""#,
+        #"Inventory#3.asset.label setting old="Mug" new="Coffee mug""#,
+      ])
+    #expect(assetRecorder.take() == ["Asset#1.inventories insertion new={Inventory#3}"])
+  }
+
+  @Test func changeValuesAreSendableWhereTheValueIs() {
+    func requireSendable<T: Sendable>(_: T.Type) {}
+    requireSendable(ObservedChange<String>.self)
+    requireSendable(ObservedChange<Double?>.self)
+    requireSendable(ObjectsDidChange.self)
+    requireSendable(ChangeRecorder.Record.self)
+    let change = ObservedChange<Int>(kind: .insertion, newValue: 1, indexes: [0])
+    #expect(
+      change.oldValue == nil && change.newValue == 1 && change.indexes == [0] && !change.isPrior)
+  }
+}
+
+@Suite("To-many manual brackets")
+struct ToManyBracketTests {
+  @Test func indexedInsertionAndRemoval() throws {
+    let s = BookStore.scenario()
+    let book = s.books[0]
+    let p1 = s.context.insert(Page.self)
+    let p2 = s.context.insert(Page.self)
+    let recorder = try ChangeRecorder(
+      observing: [book], keys: ["pages"], options: [.old, .new, .prior])
+    // Primitive sets keep no inverse: the import sets both sides itself.
+    book.willChange(.insertion, valuesAt: [0, 1], forKey: "pages")
+    try book.setPrimitiveValue([p1, p2], forKey: "pages")
+    try p1.setPrimitiveValue(book, forKey: "book")
+    try p2.setPrimitiveValue(book, forKey: "book")
+    book.didChange(.insertion, valuesAt: [0, 1], forKey: "pages")
+    book.willChange(.removal, valuesAt: [0], forKey: "pages")
+    try book.setPrimitiveValue([p2], forKey: "pages")
+    try p1.setPrimitiveValue(nil, forKey: "book")
+    book.didChange(.removal, valuesAt: [0], forKey: "pages")
+    #expect(
+      recorder.take() == [
+        "Book#3.pages insertion indexes=[0, 1] prior",
+        "Book#3.pages insertion new=[Page#6, Page#7] indexes=[0, 1]",
+        "Book#3.pages removal old=[Page#6] indexes=[0] prior",
+        "Book#3.pages removal old=[Page#6] indexes=[0]",
+      ])
+    #expect(book.changedValues()["pages"] as? [Page] == [p2])
+  }
+
+  @Test func unorderedObjects() throws {
+    let s = BookStore.scenario()
+    let extra = s.context.insert(Book.self)
+    let recorder = try ChangeRecorder(observing: [s.science], keys: ["books"])
+    s.science.willChange(.insertion, objects: [extra], forKey: "books")
+    try s.science.setPrimitiveValue(s.science.books.union([extra]), forKey: "books")
+    #expect(extra.category == nil)  // primitive: no inverse upkeep, so the import sets it
+    try extra.setPrimitiveValue(s.science, forKey: "category")
+    s.science.didChange(.insertion, objects: [extra], forKey: "books")
+    #expect(recorder.take() == ["BookCategory#2.books insertion new={Book#6}"])
+  }
+}
