@@ -31,9 +31,11 @@ extension ObjectContext {
       object.isInsertedFlag = false
       object.changes.removeAll()
       if object.isDeletedFlag {
+        // A saved delete: the object leaves the context for good (it stays in `limbo` only so that
+        // it can be invalidated with the context).
         registry[object.objectID] = nil
-        object.invalidate()
-        object.isDeletedFlag = false
+        object.lifecycle = .unregistered
+        limbo[ObjectIdentifier(object)] = object
       }
     }
     dirty.removeAll()

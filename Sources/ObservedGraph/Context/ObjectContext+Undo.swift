@@ -83,6 +83,24 @@ extension ObjectContext {
     log.register(GraphStep(.edits(recorded, victims: victims, flagVictimsFirst: false)))
   }
 
+  /// Records the undo of a manual bracket's change, before it is tracked.
+  ///
+  /// While other brackets are still open the change waits: the changes of brackets that close
+  /// together (typically both sides of a relationship set with primitive setters) form one step,
+  /// so undo and redo restore them at once and both sides agree again.
+  func recordUndo(ofBracketed edit: Edit) {
+    guard let log = undo.log, log.isRegistrationEnabled, edit.changes else { return }
+    undo.bracketEdits.append(RecordedEdit(edit))
+    guard brackets.isEmpty else { return }
+    let recorded = undo.bracketEdits
+    undo.bracketEdits.removeAll()
+    if recorded.count == 1 {
+      log.register(GraphStep(.edit(recorded[0])))
+    } else {
+      log.register(GraphStep(.edits(recorded, victims: [], flagVictimsFirst: false)))
+    }
+  }
+
   /// Records the lifecycle change that undoes one.
   func recordUndo(lifecycle inverse: LifecycleChange, of object: ManagedObject) {
     guard let log = undo.log, log.isRegistrationEnabled else { return }
@@ -94,6 +112,7 @@ extension ObjectContext {
     undo.log?.removeAllActions()
     undo.restored.removeAll()
     undo.restoredEvents.removeAll()
+    undo.bracketEdits.removeAll()
   }
 
   /// Called by `processPendingChanges()`: the end of one user event, so of one undo group.
@@ -112,8 +131,16 @@ extension ObjectContext {
     var edits: [Edit] = []
     edits.reserveCapacity(recorded.count)
     var restores: [RecordedEdit] = []
+    var seen: Set<BracketKey> = []
     for entry in recorded.reversed() {
-      guard let edit = replayable(entry.inverse) else { continue }
+      let inverse = entry.inverse
+      let fresh =
+        recorded.count == 1
+        || seen.insert(
+          BracketKey(object: ObjectIdentifier(inverse.object), slot: inverse.property.slot)
+        )
+        .inserted
+      guard let edit = replayable(inverse, fresh: fresh) else { continue }
       edits.append(edit)
       // A slot that is not tracked as changed any more was saved since: the edit is a new change
       // from the saved state, and the mutation path tracks it as one.
@@ -157,16 +184,34 @@ extension ObjectContext {
   /// The edit to apply for a recorded inverse, without members that are no longer usable (objects
   /// a save or reset cut loose) or already present (after unrecorded primitive sets); nil when
   /// nothing is left to do.
-  private func replayable(_ edit: Edit) -> Edit? {
+  ///
+  /// When `fresh` (no earlier edit of this replay touched the slot), the old value is read from
+  /// storage rather than taken from the record: coalescing keeps the oldest step of a run, whose
+  /// recorded old value is the first of the run, not the current one.
+  private func replayable(_ edit: Edit, fresh: Bool) -> Edit? {
     guard owns(edit.object) else { return nil }
     switch edit {
-    case .set(_, let property, _, let new, _):
+    case .set(let object, let property, _, let new, _):
       if property.isRelationship, let new = new.map({ $0 as AnyObject }),
         !owns(unsafeDowncast(new, to: ManagedObject.self))
       {
         return nil
       }
-      return edit
+      guard fresh else { return edit }
+      let current = object.storage[property.slot]
+      let changes: Bool
+      switch (current, new) {
+      case (nil, nil): changes = false
+      case (let current?, let new?):
+        if let attribute = property.attribute {
+          changes = !attribute.type.equal(current, new)
+        } else {
+          changes = (current as AnyObject) !== (new as AnyObject)
+        }
+      default: changes = true
+      }
+      guard changes else { return nil }
+      return .set(object, property, old: current, new: new, changes: true)
     case .insert(let owner, let property, let objects, let indexes):
       let collection = owner.collection(property)
       var kept: [ManagedObject] = []
@@ -185,7 +230,8 @@ extension ObjectContext {
       return edit
     case .replace(let owner, let property, let old, let new):
       let kept = new.filter(owns)
-      let result = Edit.replace(owner, property, old: old, new: kept)
+      let result = Edit.replace(
+        owner, property, old: fresh ? owner.members(property) : old, new: kept)
       return result.changes ? result : nil
     }
   }
@@ -258,6 +304,8 @@ extension ObjectContext {
     /// The victims of a delete whose relationships are being restored: the redo step recorded
     /// now must flag them deleted before emptying their relationships again.
     var passedVictims: [ManagedObject]?
+    /// Changes of manual brackets that closed while others are still open.
+    var bracketEdits: [RecordedEdit] = []
   }
 }
 

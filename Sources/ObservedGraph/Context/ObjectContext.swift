@@ -162,7 +162,8 @@ public final class ObjectContext {
       }
       throw ObjectGraphError(
         .deletedObject, entity: object.entity.name, key: key, value: object.shortDescription,
-        reason: "\(object.shortDescription) is not in the context (its insertion was undone)")
+        reason: "\(object.shortDescription) is not in the context any more (it was deleted and the "
+          + "context saved, or its insertion was undone)")
     case .invalid, .prototype:
       throw ObjectGraphError(
         .invalidObject, entity: object.entity.name, key: key, value: object.shortDescription,
