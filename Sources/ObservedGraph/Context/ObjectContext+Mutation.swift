@@ -28,19 +28,17 @@ extension ObjectContext {
 
   /// Records an edit whose storage change was already made (a manual will/did bracket around
   /// primitive sets): tracked with the bracket's old value, recorded for undo, and announced.
-  func performApplied(_ edit: Edit, _ delivery: Delivery?) {
+  func performApplied(_ edit: Edit, _ delivery: Delivery?, original: Any?, asSetting: Bool) {
     if edit.changes {
-      let original: Any?
-      switch edit {
-      case .set(_, _, let old, _, _): original = old
-      case .replace(_, _, let old, _): original = old
-      case .insert, .remove: original = edit.object.committedStorage(edit.property)
-      }
-      recordUndo(of: [edit])
+      recordUndo(ofBracketed: edit)
       track(edit.object, edit.property, original: original)
       notePending(edit.object, edit.property.slot)
     }
-    didApplyBracket(edit, delivery)
+    if asSetting {
+      didApplyBracket(edit, delivery)
+    } else {
+      didApply([edit], delivery)
+    }
     checkInvariants()
   }
 
@@ -89,6 +87,19 @@ extension ObjectContext {
     case (nil, nil): changes = false
     case (let old?, let new?): changes = !property.attribute!.type.equal(old, new)
     default: changes = true
+    }
+    // Fast path (benchmark rows "typed attribute set, no observer, no undo" and "KVC set"): with
+    // nobody listening and no undo log, skip building the edit list and the delivery phases.
+    guard
+      object.observers != nil || !taps.isEmpty || undo.log != nil || object.swiftRegistrar != nil
+    else {
+      if changes {
+        track(object, property, original: old)
+        notePending(object, property.slot)
+      }
+      object.storage[property.slot] = new
+      checkInvariants()
+      return
     }
     perform([.set(object, property, old: old, new: new, changes: changes)])
   }

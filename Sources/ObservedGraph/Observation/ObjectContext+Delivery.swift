@@ -74,12 +74,8 @@ extension ObjectContext {
     }
   }
 
-  /// The will phase of a manual bracket (at its outermost `willChangeValue`).
-  func willBracket(_ object: ManagedObject, _ property: Property) -> Delivery? {
-    let current: Any? =
-      property.isToMany
-      ? collectionForm(object.members(property), property) : object.storage[property.slot]
-    let probe = Edit.set(object, property, old: current, new: current, changes: false)
+  /// The will phase of a manual bracket (at its outermost `willChangeValue`), announcing `probe`.
+  func willBracket(_ object: ManagedObject, _ property: Property, probe: Edit) -> Delivery? {
     if let registrar = object.swiftRegistrar {
       registrar.willSet(object, keyPath: ManagedObject.observationKeyPath(property.slot))
     }
@@ -197,8 +193,10 @@ extension ManagedObject {
   /// Called by typed getters: records the read for Swift Observation and for key-path resolution.
   final func _noteAccess(_ slot: Int, _ keyPath: AnyKeyPath) {
     if accessLog != nil {
+      // Resolving a typed key path for `observe`: not a read Swift Observation should see.
       accessLog!.append(slot)
       lastAccessedKeyPath = keyPath
+      return
     }
     if swiftRegistrar == nil { swiftRegistrar = ObservationRegistrar() }
     swiftRegistrar!.access(self, keyPath: ManagedObject.observationKeyPath(slot))
