@@ -1,1 +1,54 @@
-print("graph-bench")
+// graph-bench: the performance targets of DESIGN.md, measured against Swift `@Observable` and a
+// plain class in one run. `--quick` runs small sizes (CI); `--json` prints one JSON object.
+
+let config = BenchConfig(arguments: CommandLine.arguments)
+let machine = Machine.current()
+
+func progress(_ message: String) {
+  if !config.json { print("… \(message)") }
+}
+
+// Memory runs first, so the process's peak resident set is our graph's.
+var memory: Row?
+if config.runs("memory") {
+  progress("memory per object")
+  memory = MemoryBench.run(config)
+}
+var rows: [Row] = []
+if config.runs("attributes") {
+  progress("attribute sets and KVC")
+  rows += AttributeSetBench.run(config)
+}
+if config.runs("undoRecording") {
+  progress("undo recording")
+  rows.append(UndoBench.recordingRow(config))
+}
+if config.runs("undoReplay") {
+  progress("undo and redo")
+  rows.append(UndoBench.replayRow(config))
+}
+if config.runs("toMany") {
+  progress("to-many inserts")
+  rows.append(ToManyInsertBench.run(config))
+}
+if config.runs("cascade") {
+  progress("cascade delete")
+  rows.append(CascadeDeleteBench.run(config))
+}
+if let memory { rows.append(memory) }
+rows += PendingRows.fileStore()
+// The table's order: DESIGN.md's rows first, then the extra ones.
+let order = [
+  "attributeSet", "attributeSetObserved", "attributeSetUndo", "undoRedo", "toManyInsert",
+  "cascadeDelete", "kvcSet", "fileStoreSave", "fileStoreLoad", "memoryPerObject",
+]
+rows.sort {
+  (order.firstIndex(of: $0.key) ?? order.count) < (order.firstIndex(of: $1.key) ?? order.count)
+}
+
+let report = Report(machine: machine, config: config, rows: rows)
+if config.json {
+  report.printJSON()
+} else {
+  report.printText()
+}
