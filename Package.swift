@@ -26,7 +26,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "bookstore",
-      dependencies: ["ObservedGraph"],
+      dependencies: ["ObservedGraph", "UndoLog"],
       path: "Examples/BookStore",
       swiftSettings: strictness
     ),

@@ -1,4 +1,5 @@
 import ObservedGraph
+import UndoLog
 
 /// The demo's state: one context holding the BookStore graph, and a step counter for the output.
 ///
@@ -12,6 +13,7 @@ final class BookStore {
   init() throws {
     let model = try ObjectModel(types: [BookCategory.self, Book.self, Page.self])
     context = ObjectContext(model: model)
+    context.undoLog = UndoLog()  // every step is recorded; one step = one undo group
   }
 
   /// The categories that are not deleted, by name.

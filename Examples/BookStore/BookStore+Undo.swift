@@ -1,0 +1,32 @@
+import ObservedGraph
+import UndoLog
+
+// Undo and redo of a delete whose delete rule cascades.
+
+extension BookStore {
+  /// Deletes a book (its pages cascade with it), undoes the delete, then redoes it.
+  func undoAndRedoDelete() throws {
+    beginStep("Delete The first book (its pages cascade), then undo and redo")
+    guard let log = context.undoLog else { return }
+    let book = book("The first book")
+    let pages = book.pages
+    try context.delete(book)
+    log.setActionName("Delete Book")
+    context.processPendingChanges()  // the end of the user event: one undo group
+    let registered = context.registeredObjects
+    let remaining = pages.filter { registered.contains($0) }.count
+    print(
+      "   deleted: book.isDeleted \(book.isDeleted); its \(pages.count) pages cascaded "
+        + "(left in the context: \(remaining))")
+    print("   undo action: \"\(log.undoActionName)\", can undo: \(log.canUndo)")
+    try log.undo()
+    print(
+      "   after undo: the book is back with \(book.pages.count) pages (same objects: \(book.pages == pages))"
+    )
+    print("   pages belong to it again: \(pages.allSatisfy { $0.book === book })")
+    printGraph()
+    try log.redo()
+    print("   after redo: book.isDeleted \(book.isDeleted), \(book.title) is gone from the shelf")
+    printGraph()
+  }
+}
