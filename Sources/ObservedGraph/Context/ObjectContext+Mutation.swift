@@ -85,13 +85,13 @@ extension ObjectContext {
     let changes: Bool
     switch (old, new) {
     case (nil, nil): changes = false
-    case (let old?, let new?): changes = !property.attribute!.type.equal(old, new)
+    case (let old?, let new?): changes = !property.attributeEqual!(old, new)
     default: changes = true
     }
     // Fast path (benchmark rows "typed attribute set, no observer, no undo" and "KVC set"): with
     // nobody listening and no undo log, skip building the edit list and the delivery phases.
     guard
-      object.observers != nil || !taps.isEmpty || undo.log != nil || object.swiftRegistrar != nil
+      object.observers != nil || !taps.isEmpty || undo.log != nil || object.swiftObservation != nil
     else {
       if changes {
         track(object, property, original: old)

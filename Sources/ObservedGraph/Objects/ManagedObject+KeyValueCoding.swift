@@ -18,7 +18,7 @@ extension ManagedObject {
       return try value(forUndefinedKey: key)
     }
     try checkReadable(property)
-    if let registrar = swiftRegistrar {
+    if let registrar = swiftObservation?.registrar {
       registrar.access(self, keyPath: ManagedObject.observationKeyPath(property.slot))
     }
     return publicValue(property)

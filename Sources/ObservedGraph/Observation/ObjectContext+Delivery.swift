@@ -30,7 +30,7 @@ extension ObjectContext {
 
   func willApply(_ edits: [Edit]) -> Delivery? {
     for edit in edits {
-      if let registrar = edit.object.swiftRegistrar {
+      if let registrar = edit.object.swiftObservation?.registrar {
         registrar.willSet(
           edit.object, keyPath: ManagedObject.observationKeyPath(edit.property.slot))
       }
@@ -55,7 +55,7 @@ extension ObjectContext {
 
   func didApply(_ edits: [Edit], _ delivery: Delivery?) {
     for edit in edits {
-      if let registrar = edit.object.swiftRegistrar {
+      if let registrar = edit.object.swiftObservation?.registrar {
         registrar.didSet(edit.object, keyPath: ManagedObject.observationKeyPath(edit.property.slot))
       }
     }
@@ -76,7 +76,7 @@ extension ObjectContext {
 
   /// The will phase of a manual bracket (at its outermost `willChangeValue`), announcing `probe`.
   func willBracket(_ object: ManagedObject, _ property: Property, probe: Edit) -> Delivery? {
-    if let registrar = object.swiftRegistrar {
+    if let registrar = object.swiftObservation?.registrar {
       registrar.willSet(object, keyPath: ManagedObject.observationKeyPath(property.slot))
     }
     guard isObserved, let observers = object.observers?.bySlot[property.slot] else { return nil }
@@ -198,7 +198,8 @@ extension ManagedObject {
       lastAccessedKeyPath = keyPath
       return
     }
-    if swiftRegistrar == nil { swiftRegistrar = ObservationRegistrar() }
-    swiftRegistrar!.access(self, keyPath: ManagedObject.observationKeyPath(slot))
+    let observation = swiftObservation ?? SwiftObservation()
+    if swiftObservation == nil { swiftObservation = observation }
+    observation.registrar.access(self, keyPath: ManagedObject.observationKeyPath(slot))
   }
 }
