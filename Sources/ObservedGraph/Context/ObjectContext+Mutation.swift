@@ -88,6 +88,13 @@ extension ObjectContext {
     case (let old?, let new?): changes = !property.attributeEqual!(old, new)
     default: changes = true
     }
+    setAttribute(object, property, old: old, new: new, changes: changes)
+  }
+
+  /// Sets an attribute whose old value and change were already worked out.
+  func setAttribute(
+    _ object: ManagedObject, _ property: Property, old: Any?, new: Any?, changes: Bool
+  ) {
     // Fast path (benchmark rows "typed attribute set, no observer, no undo" and "KVC set"): with
     // nobody listening and no undo log, skip building the edit list and the delivery phases.
     guard

@@ -46,6 +46,10 @@ public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
   }
 
   /// Reads and writes the attribute through its object.
+  // Inlinable (benchmark row "typed attribute set, no observer"): in the caller's module the
+  // storage key path is a literal, so reading the cached slot compiles to a field load instead of
+  // a generic key-path projection.
+  @inlinable
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -54,10 +58,10 @@ public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
     get {
       let slot = object._slot(of: storageKeyPath)
       object._noteAccess(slot, wrappedKeyPath)
-      return Value._fromStorage(object.storage[slot])
+      return object._typedValue(Value.self, slot: slot)
     }
     set {
-      object._setTypedAttribute(newValue._storage, slot: object._slot(of: storageKeyPath))
+      object._setTypedAttribute(newValue, slot: object._slot(of: storageKeyPath))
     }
   }
 
@@ -69,9 +73,14 @@ public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
   }
 }
 
-/// A property wrapper that declares a property of an entity.
-protocol _PropertyWrapper {
+/// A property wrapper that caches its property's storage slot in the object.
+public protocol _SlotCaching {
+  /// The slot, or a negative number until it is resolved.
   var _slot: Int { get set }
+}
+
+/// A property wrapper that declares a property of an entity.
+protocol _PropertyWrapper: _SlotCaching {
   func _declaration(name: String) throws -> _Declaration
 }
 
@@ -85,12 +94,21 @@ enum _Declaration {
 
 extension ManagedObject {
   /// The slot of the wrapper stored at `storageKeyPath`, cached in the wrapper after the first use.
-  final func _slot<Object: ManagedObject, Wrapper: _PropertyWrapper>(
+  @inlinable
+  final func _slot<Object: ManagedObject, Wrapper: _SlotCaching>(
+    of storageKeyPath: ReferenceWritableKeyPath<Object, Wrapper>
+  ) -> Int {
+    let cached = unsafeDowncast(self, to: Object.self)[keyPath: storageKeyPath]._slot
+    if cached >= 0 { return cached }
+    return _resolveSlot(of: storageKeyPath)
+  }
+
+  /// The first use of a wrapper in an object: find its slot through the entity and cache it.
+  @usableFromInline
+  final func _resolveSlot<Object: ManagedObject, Wrapper: _SlotCaching>(
     of storageKeyPath: ReferenceWritableKeyPath<Object, Wrapper>
   ) -> Int {
     let object = unsafeDowncast(self, to: Object.self)
-    let cached = object[keyPath: storageKeyPath]._slot
-    if cached >= 0 { return cached }
     guard lifecycle != .prototype else {
       preconditionFailure("ObservedGraph: properties of a model prototype cannot be used")
     }
@@ -99,5 +117,11 @@ extension ManagedObject {
     }
     object[keyPath: storageKeyPath]._slot = slot
     return slot
+  }
+
+  /// The stored value of a slot, typed.
+  @usableFromInline
+  final func _typedValue<Value: AttributeValue>(_ type: Value.Type, slot: Int) -> Value {
+    Value._fromStorage(storage[slot])
   }
 }

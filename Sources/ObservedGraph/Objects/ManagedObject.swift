@@ -34,7 +34,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   // The context owns its objects; it marks them `.invalid` before it goes away, and every use of
   // `_context` checks `lifecycle` first, so the unowned reference is never followed dangling.
   unowned(unsafe) var _context: ObjectContext?
-  var storage: ContiguousArray<Any?>
+  @usableFromInline var storage: ContiguousArray<Any?>
   var lifecycle: Lifecycle
   var isInsertedFlag = false
   var isDeletedFlag = false

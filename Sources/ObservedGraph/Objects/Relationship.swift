@@ -67,7 +67,7 @@ public struct Relationship<Value: RelationshipValue>: _PropertyWrapper {
     get {
       let slot = object._slot(of: storageKeyPath)
       object._noteAccess(slot, wrappedKeyPath)
-      return Value._fromStorage(object.storage[slot])
+      return object._relationshipValue(Value.self, slot: slot)
     }
     set {
       object._setTypedRelationship(newValue._objects, slot: object._slot(of: storageKeyPath))
@@ -162,5 +162,13 @@ extension Array: RelationshipValue where Element: ManagedObject {
   /// The objects, in order.
   public static func _fromObjects(_ objects: [ManagedObject]) -> Self {
     objects.map { unsafeDowncast($0, to: Element.self) }
+  }
+}
+
+extension ManagedObject {
+  /// The value of a relationship slot, typed.
+  @usableFromInline
+  final func _relationshipValue<Value: RelationshipValue>(_ type: Value.Type, slot: Int) -> Value {
+    Value._fromStorage(storage[slot])
   }
 }

@@ -191,6 +191,7 @@ extension ManagedObject {
   subscript(_observationSlot slot: Int) -> Int { slot }
 
   /// Called by typed getters: records the read for Swift Observation and for key-path resolution.
+  @usableFromInline
   final func _noteAccess(_ slot: Int, _ keyPath: AnyKeyPath) {
     if accessLog != nil {
       // Resolving a typed key path for `observe`: not a read Swift Observation should see.
