@@ -108,6 +108,38 @@ extension ObjectContext {
       checkInvariants()
       return
     }
+    // Observed, not recorded (benchmark row "same with 1 observer getting old+new"): call the
+    // slot's observers directly, without the edit list and delivery arrays of `perform`.
+    if taps.isEmpty, undo.log == nil, object.swiftObservation == nil,
+      let observers = object.observers?.bySlot[property.slot]
+    {
+      let notify = object.entity.notifiesAutomatically[property.slot]
+      if notify {
+        for observer in observers where observer.isValid || observer.isInternal {
+          guard let will = observer.will else { continue }
+          will(
+            RawChange(
+              kind: .setting, old: observer.options.contains(.old) ? .some(old) : nil, new: nil,
+              indexes: nil, isPrior: true))
+        }
+      }
+      if changes {
+        track(object, property, original: old)
+        notePending(object, property.slot)
+      }
+      object.storage[property.slot] = new
+      if notify {
+        for observer in observers where observer.isValid || observer.isInternal {
+          observer.did(
+            RawChange(
+              kind: .setting, old: observer.options.contains(.old) ? .some(old) : nil,
+              new: observer.options.contains(.new) ? .some(new) : nil, indexes: nil,
+              isPrior: false))
+        }
+      }
+      checkInvariants()
+      return
+    }
     perform([.set(object, property, old: old, new: new, changes: changes)])
   }
 

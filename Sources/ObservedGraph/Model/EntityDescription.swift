@@ -44,6 +44,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   var relationshipProperties: [Property] = []
   /// A fresh object's storage: defaults for attributes, nil for relationships.
   var initialStorage: ContiguousArray<Any?> = []
+  /// Per slot: whether setters notify observers by themselves (the class's
+  /// `automaticallyNotifiesObservers(forKey:)`, asked once when the model is built).
+  var notifiesAutomatically: [Bool] = []
   /// The position of this entity in its model, for object identifiers.
   var index: Int = 0
 

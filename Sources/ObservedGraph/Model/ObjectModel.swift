@@ -249,6 +249,9 @@ extension ObjectModel {
 
   static func prepareStorage(of entity: EntityDescription) {
     entity.initialStorage = ContiguousArray(entity.properties.map { $0.storedDefault })
+    entity.notifiesAutomatically = entity.properties.map {
+      entity.objectClass.automaticallyNotifiesObservers(forKey: $0.name)
+    }
   }
 }
 

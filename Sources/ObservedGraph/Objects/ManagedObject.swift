@@ -154,7 +154,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
 
   /// Whether setters and key-value coding notify observers of `key` by themselves.
   ///
-  /// Return false to make a key manual-only: then only ``willChangeValue(forKey:)`` /
+  /// The model asks this once per key when it is built. Return false to make a key manual-only:
+  /// then only ``willChangeValue(forKey:)`` /
   /// ``didChangeValue(forKey:)`` pairs notify its observers. Storage, change tracking and undo are
   /// unaffected.
   ///

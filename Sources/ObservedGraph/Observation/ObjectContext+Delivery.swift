@@ -40,7 +40,7 @@ extension ObjectContext {
     for (index, edit) in edits.enumerated() {
       let object = edit.object
       guard let observers = object.observers?.bySlot[edit.property.slot],
-        type(of: object).automaticallyNotifiesObservers(forKey: edit.property.name)
+        object.entity.notifiesAutomatically[edit.property.slot]
       else { continue }
       for observer in observers where observer.isValid {
         delivery.entries.append(Delivery.Entry(observer: observer, edit: index))
