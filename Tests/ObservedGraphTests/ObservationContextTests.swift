@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import ObservedGraph
 import Testing
+import UndoLog
 
 @Suite("Objects-did-change events")
 struct ObjectsDidChangeTests {
@@ -195,5 +196,25 @@ struct ChangeRecorderTests {
     #expect(ChangeRecorder.render("a") == "\"a\"")
     #expect(ChangeRecorder.render(3) == "3")
     #expect(ChangeRecorder.render(Set<AnyHashable>([2, 1])) == "{1, 2}")
+  }
+}
+
+@Suite("Swift Observation and undo")
+struct SwiftObservationUndoTests {
+  @Test func undoAndRedoFireOnChange() throws {
+    let s = BookStore.scenario()
+    let log = UndoLog()
+    s.context.undoLog = log
+    let book = s.books[0]
+    book.title = "Edited"
+    s.context.processPendingChanges()
+    let undone = Flag()
+    withObservationTracking({ _ = book.title }, onChange: { undone.set() })
+    try log.undo()
+    #expect(undone.isSet && book.title == "The first book")
+    let redone = Flag()
+    withObservationTracking({ _ = book.title }, onChange: { redone.set() })
+    try log.redo()
+    #expect(redone.isSet && book.title == "Edited")
   }
 }
