@@ -52,7 +52,10 @@ public struct AttributeType: Sendable, CustomStringConvertible {
         if let value = value as? any BinaryInteger { return T(exactly: value) }
         return nil
       },
-      equal: { lhs, rhs in (lhs as? T) == (rhs as? T) && lhs is T })
+      equal: { lhs, rhs in
+        guard let lhs = lhs as? T, let rhs = rhs as? T else { return false }
+        return lhs == rhs
+      })
   }
 
   static func floating<T: BinaryFloatingPoint & Sendable>(_ kind: Kind, _ type: T.Type)
@@ -68,7 +71,10 @@ public struct AttributeType: Sendable, CustomStringConvertible {
         if let value = value as? any BinaryInteger { return T(exactly: value) }
         return nil
       },
-      equal: { lhs, rhs in (lhs as? T) == (rhs as? T) && lhs is T })
+      equal: { lhs, rhs in
+        guard let lhs = lhs as? T, let rhs = rhs as? T else { return false }
+        return lhs == rhs
+      })
   }
 
   /// Text, stored as `String`.

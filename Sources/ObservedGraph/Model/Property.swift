@@ -18,12 +18,18 @@ final class Property: @unchecked Sendable {
   /// The attribute type's equality, kept here so the hot path does not copy the description
   /// (benchmark row "typed attribute set, no observer").
   let attributeEqual: (@Sendable (Any, Any) -> Bool)?
+  /// The attribute type itself, kept here so that key-value coding does not copy the description.
+  let attributeType: AttributeType?
+  /// Whether an attribute accepts nil.
+  let isOptionalAttribute: Bool
 
   init(slot: Int, attribute: AttributeDescription, owner: EntityDescription) {
     self.slot = slot
     self.name = attribute.name
     self.attribute = attribute
     self.attributeEqual = attribute.type.equal
+    self.attributeType = attribute.type
+    self.isOptionalAttribute = attribute.isOptional
     self.relationship = nil
     self.owner = owner
     self.isToMany = false
@@ -35,6 +41,8 @@ final class Property: @unchecked Sendable {
     self.name = relationship.name
     self.attribute = nil
     self.attributeEqual = nil
+    self.attributeType = nil
+    self.isOptionalAttribute = false
     self.relationship = relationship
     self.owner = owner
     self.isToMany = relationship.isToMany
