@@ -40,6 +40,14 @@ extension ObjectContext {
       noteDirty(object)
     case .undelete:
       object.isDeletedFlag = false
+      if object.lifecycle == .unregistered {
+        // Deleted and saved: the store no longer has it, so it comes back as a new insert.
+        object.lifecycle = .registered
+        object.isInsertedFlag = true
+        registry[object.objectID] = object
+        limbo[ObjectIdentifier(object)] = nil
+        noteDirty(object)
+      }
     }
     recordUndo(lifecycle: change.inverse, of: object)
     notePending(change, object)
