@@ -63,6 +63,17 @@ struct ObjectsDidChangeTests {
     _ = token
   }
 
+  @Test func saveFirstPostsWhatIsPending() throws {
+    let s = BookStore.scenario()
+    var events: [ObjectsDidChange] = []
+    let token = s.context.onObjectsDidChange { events.append($0) }
+    try s.context.save()
+    #expect(events.count == 1 && events[0].inserted.count == 5)
+    try s.context.save()
+    #expect(events.count == 1)
+    _ = token
+  }
+
   @Test func invalidatedSubscriptionHearsNothing() {
     let s = BookStore.scenario()
     var count = 0

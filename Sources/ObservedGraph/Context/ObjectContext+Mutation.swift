@@ -108,6 +108,23 @@ extension ObjectContext {
       checkInvariants()
       return
     }
+    // Recorded, not observed (benchmark row "same with undo recording on"): register the step
+    // directly, without the edit list and delivery phases of `perform`.
+    if let log = undo.log, taps.isEmpty, object.observers == nil, object.swiftObservation == nil,
+      !object.isDeletedFlag, undo.passedVictims == nil
+    {
+      if changes {
+        if log.isRegistrationEnabled {
+          recordUndo(
+            ofOne: .set(object, property, old: old, new: new, changes: changes), in: log)
+        }
+        track(object, property, original: old)
+        notePending(object, property.slot)
+      }
+      object.storage[property.slot] = new
+      checkInvariants()
+      return
+    }
     // Observed, not recorded (benchmark row "same with 1 observer getting old+new"): call the
     // slot's observers directly, without the edit list and delivery arrays of `perform`.
     if taps.isEmpty, undo.log == nil, object.swiftObservation == nil,

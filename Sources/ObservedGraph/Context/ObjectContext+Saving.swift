@@ -1,7 +1,8 @@
 /// Validation, saving and resetting.
 extension ObjectContext {
-  /// Validates and commits every change: inserted objects become saved objects, changed values
-  /// become committed values, and deleted objects leave the context.
+  /// Posts pending changes (``processPendingChanges()``), then validates and commits every change:
+  /// inserted objects become saved objects, changed values become committed values, and deleted
+  /// objects leave the context.
   ///
   /// The context keeps its objects in memory; persistent stores arrive with the store issue. Nothing
   /// to save is a successful no-op.
@@ -13,6 +14,8 @@ extension ObjectContext {
   /// - Throws: The validation error of the one invalid object, or ``ObjectGraphError/Kind/multipleErrors``
   ///   listing all of them; nothing is committed when it throws.
   public func save() throws {
+    // As in Core Data, a save first ends the current user event: observers hear what is pending.
+    processPendingChanges()
     var errors: [ObjectGraphError] = []
     // Sorted so that the combined error lists objects in insertion order on every run.
     for object in dirty.values.sorted(by: { $0.objectID.number < $1.objectID.number }) {

@@ -60,8 +60,7 @@ extension ObjectContext {
   func recordUndo(of edits: [Edit]) {
     guard let log = undo.log, log.isRegistrationEnabled else { return }
     if edits.count == 1, undo.passedVictims == nil, !edits[0].object.isDeletedFlag {
-      guard edits[0].changes else { return }
-      log.register(GraphStep(.edit(RecordedEdit(edits[0]))))
+      recordUndo(ofOne: edits[0], in: log)
       return
     }
     let recorded = edits.filter(\.changes).map(RecordedEdit.init)
@@ -81,6 +80,12 @@ extension ObjectContext {
       }
     }
     log.register(GraphStep(.edits(recorded, victims: victims, flagVictimsFirst: false)))
+  }
+
+  /// Records the undo of a single edit of a live object, before it is applied and tracked.
+  func recordUndo(ofOne edit: Edit, in log: UndoLog) {
+    guard edit.changes else { return }
+    log.register(GraphStep(.edit(RecordedEdit(edit))))
   }
 
   /// Records the undo of a manual bracket's change, before it is tracked.
