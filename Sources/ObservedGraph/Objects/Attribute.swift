@@ -46,9 +46,10 @@ public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
   }
 
   /// Reads and writes the attribute through its object.
-  // Inlinable (benchmark row "typed attribute set, no observer"): in the caller's module the
-  // storage key path is a literal, so reading the cached slot compiles to a field load instead of
-  // a generic key-path projection.
+  ///
+  /// Inlinable (benchmark row "typed attribute set, no observer"): in the caller's module the
+  /// storage key path is a literal, so reading the cached slot compiles to a field load instead of
+  /// a generic key-path projection.
   @inlinable
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
