@@ -22,6 +22,9 @@ final class Property: @unchecked Sendable {
   let attributeType: AttributeType?
   /// Whether an attribute accepts nil.
   let isOptionalAttribute: Bool
+  /// The attribute type's exact-type test, kept apart so key-value coding's common case copies one
+  /// closure, not the whole type (benchmark row "KVC set by string key").
+  let attributeAccepts: (@Sendable (Any) -> Bool)?
 
   init(slot: Int, attribute: AttributeDescription, owner: EntityDescription) {
     self.slot = slot
@@ -30,6 +33,7 @@ final class Property: @unchecked Sendable {
     self.attributeEqual = attribute.type.equal
     self.attributeType = attribute.type
     self.isOptionalAttribute = attribute.isOptional
+    self.attributeAccepts = attribute.type.accepts
     self.relationship = nil
     self.owner = owner
     self.isToMany = false
@@ -43,6 +47,7 @@ final class Property: @unchecked Sendable {
     self.attributeEqual = nil
     self.attributeType = nil
     self.isOptionalAttribute = false
+    self.attributeAccepts = nil
     self.relationship = relationship
     self.owner = owner
     self.isToMany = relationship.isToMany

@@ -243,10 +243,10 @@ extension ObjectContext {
   func validatedAttribute(_ value: Any?, for property: Property, of object: ManagedObject) throws
     -> Any?
   {
-    let type = property.attributeType!
     // Benchmark row "KVC set by string key": a value already of the stored type (the common case)
     // needs no unwrapping or conversion.
-    if let value, type.accepts(value) { return value }
+    if let value, property.attributeAccepts!(value) { return value }
+    let type = property.attributeType!
     guard let value = flatten(value) else {
       guard property.isOptionalAttribute else {
         throw ObjectGraphError(

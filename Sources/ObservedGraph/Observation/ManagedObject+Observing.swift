@@ -36,8 +36,8 @@ extension KeyValueObserving where Self: ManagedObject {
     let convert = Self._converter(to: Value.self)
     return _observe(
       keyPath, options: options,
-      direct: { [weak self] raw in
-        guard let self else { return }
+      // Unowned: only the object's own observer table calls this, while the object is alive.
+      direct: { [unowned(unsafe) self] raw in
         changeHandler(
           self,
           ObservedChange(
@@ -194,9 +194,13 @@ extension ManagedObject {
           new: options.contains(.new) ? .some(publicValue(property)) : nil,
           indexes: nil, isPrior: false))
     }
-    return ObservationToken { [weak self, weak context] in
-      if let self, let context {
-        context.removeObserver(observer, from: self, slot: property.slot)
+    // The token holds the object's observer table weakly, not the object: a weak reference to the
+    // object would move all of its reference counting to the slow path (benchmark row "same with 1
+    // observer getting old+new").
+    let table = observers
+    return ObservationToken { [weak table, weak context] in
+      if let table, let context {
+        context.removeObserver(observer, from: table.owner, slot: property.slot)
       } else {
         observer.isValid = false
       }

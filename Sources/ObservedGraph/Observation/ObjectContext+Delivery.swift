@@ -146,7 +146,7 @@ extension ObjectContext {
   // MARK: Registering
 
   func addObserver(_ observer: Observer, to object: ManagedObject, slot: Int) {
-    let table = object.observers ?? ObserverTable()
+    let table = object.observers ?? ObserverTable(owner: object)
     object.observers = table
     table.add(observer, slot: slot)
     observerCount += 1

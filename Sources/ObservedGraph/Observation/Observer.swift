@@ -25,6 +25,13 @@ final class Observer {
 /// The observers of one object, by slot, in registration order.
 final class ObserverTable {
   var bySlot: [Int: [Observer]] = [:]
+  /// The object the table belongs to. The object owns the table, so whoever reaches the table
+  /// (tokens hold it weakly) finds the object alive.
+  unowned(unsafe) let owner: ManagedObject
+
+  init(owner: ManagedObject) {
+    self.owner = owner
+  }
 
   func add(_ observer: Observer, slot: Int) { bySlot[slot, default: []].append(observer) }
 
