@@ -1,9 +1,10 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// `OBSERVEDGRAPH_INVARIANTS` turns on `_checkInvariants()` after every mutation (inverses agree,
-// undo groups balanced, registration consistent). It costs a full scan per mutation, so it is on in
-// debug builds (what `swift test` uses) and off in release builds (what the benchmark measures).
+// `OBSERVEDGRAPH_INVARIANTS` turns on invariant checks after every mutation (inverses agree, undo
+// groups balanced, registration consistent): the graph's full `_checkInvariants()`, and the undo
+// log's cheap per-change check with a periodic full scan. They cost a scan per mutation, so they are
+// on in debug builds (what `swift test` uses) and off in release builds (what the benchmark measures).
 let invariants: SwiftSetting = .define("OBSERVEDGRAPH_INVARIANTS", .when(configuration: .debug))
 let strictness: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 

@@ -136,7 +136,7 @@ import Testing
     expectGraphError(.otherContext, entity: "BookCategory", in: s.context, extra: [foreign]) {
       try s.context.delete(foreign)
     }
-    #expect(GraphSnapshot(other.context).entries.count == 5)
+    #expect(GraphSnapshot(other.context).objects.count == 5)
     #expect(foreign.books == [other.books[0], other.books[1]])
   }
 

@@ -42,7 +42,7 @@ struct UndoRandomOperations {
   }
 
   mutating func run(steps: Int) throws {
-    let start = UndoGraphSnapshot(context)
+    let start = GraphSnapshot(context)
     for step in 0..<steps {
       try self.step(step)
       context._checkInvariants()
@@ -53,17 +53,17 @@ struct UndoRandomOperations {
     }
     while log.groupingLevel > 1 { try log.endGroup() }
     context.processPendingChanges()
-    let final = UndoGraphSnapshot(context)
+    let final = GraphSnapshot(context)
     var undone = 0
     while log.canUndo {
       try log.undo()
       undone += 1
     }
-    let atStart = UndoGraphSnapshot(context)
+    let atStart = GraphSnapshot(context)
     #expect(
       atStart == start, "seed \(seed) after \(undone) undos: \(atStart.difference(from: start))")
     while log.canRedo { try log.redo() }
-    let atEnd = UndoGraphSnapshot(context)
+    let atEnd = GraphSnapshot(context)
     #expect(atEnd == final, "seed \(seed) after redoing all: \(atEnd.difference(from: final))")
   }
 
@@ -95,7 +95,7 @@ struct UndoRandomOperations {
   mutating func checkedUndoRedo(_ step: Int) throws {
     guard log.groupingLevel <= 1 else { return }
     context.processPendingChanges()
-    let before = UndoGraphSnapshot(context)
+    let before = GraphSnapshot(context)
     let count = log.undoCount
     for _ in 0..<(1 + random.below(3)) {
       switch random.below(6) {
@@ -109,12 +109,12 @@ struct UndoRandomOperations {
     }
     context.processPendingChanges()
     guard log.undoCount > count else { return }
-    let after = UndoGraphSnapshot(context)
+    let after = GraphSnapshot(context)
     try log.undo()
-    let undone = UndoGraphSnapshot(context)
+    let undone = GraphSnapshot(context)
     #expect(undone == before, "seed \(seed) step \(step) undo: \(undone.difference(from: before))")
     try log.redo()
-    let redone = UndoGraphSnapshot(context)
+    let redone = GraphSnapshot(context)
     #expect(redone == after, "seed \(seed) step \(step) redo: \(redone.difference(from: after))")
   }
 
@@ -187,13 +187,13 @@ struct UndoRandomOperations {
       live(UndoBox.self) + live(UndoTag.self) + live(UndoShelf.self) + live(UndoLid.self)
       + live(UndoCrate.self)
     guard let victim = random.pick(candidates) else { return }
-    let before = victim is UndoShelf ? UndoGraphSnapshot(context) : nil
+    let before = victim is UndoShelf ? GraphSnapshot(context) : nil
     let count = log.undoCount
     do {
       try context.delete(victim)
     } catch let error as ObjectGraphError {
       #expect(error.kind == .deleteDenied, "seed \(seed)")
-      #expect(UndoGraphSnapshot(context) == before, "seed \(seed): a denied delete changed things")
+      #expect(GraphSnapshot(context) == before, "seed \(seed): a denied delete changed things")
       #expect(log.undoCount == count, "seed \(seed): a denied delete recorded something")
     }
   }

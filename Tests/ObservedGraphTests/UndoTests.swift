@@ -102,24 +102,24 @@ enum UndoGraphChange: String, CaseIterable, Sendable, CustomTestStringConvertibl
       world.specimen.optional = "set"
       context.processPendingChanges()
     }
-    let before = UndoGraphSnapshot(context)
+    let before = GraphSnapshot(context)
     let undoCount = world.log.undoCount
     try change.apply(to: world)
     context.processPendingChanges()
     context._checkInvariants()
-    let after = UndoGraphSnapshot(context)
+    let after = GraphSnapshot(context)
     #expect(before != after)
     #expect(world.log.undoCount == undoCount + 1, "one user event, one undo group")
     for _ in 0..<2 {
       try world.log.undo()
       context._checkInvariants()
       #expect(checkUndoInverses(context) == nil)
-      let undone = UndoGraphSnapshot(context)
+      let undone = GraphSnapshot(context)
       #expect(undone == before, "\(undone.difference(from: before))")
       try world.log.redo()
       context._checkInvariants()
       #expect(checkUndoInverses(context) == nil)
-      let redone = UndoGraphSnapshot(context)
+      let redone = GraphSnapshot(context)
       #expect(redone == after, "\(redone.difference(from: after))")
     }
   }
@@ -168,14 +168,14 @@ enum UndoGraphChange: String, CaseIterable, Sendable, CustomTestStringConvertibl
     let world = try UndoModel.world(saved: true)
     let context = world.context
     let box = world.boxes[0]
-    let before = UndoGraphSnapshot(context)
+    let before = GraphSnapshot(context)
     try context.delete(box)
     context.processPendingChanges()
     #expect(box.isDeleted && world.lids[0].isDeleted)
     #expect(world.tags[0].box === box, "no action leaves the tags pointing at the box")
     #expect(!world.crates[0].boxes.contains(box))
     try world.log.undo()
-    #expect(UndoGraphSnapshot(context) == before)
+    #expect(GraphSnapshot(context) == before)
     #expect(box.tags == Array(world.tags[0..<3]))
     #expect(box.lid === world.lids[0] && world.lids[0].box === box)
     #expect(world.crates[0].boxes.contains(box) && box.crates == [world.crates[0]])
@@ -184,11 +184,11 @@ enum UndoGraphChange: String, CaseIterable, Sendable, CustomTestStringConvertibl
 
   @Test func deniedDeleteRecordsNothing() throws {
     let world = try UndoModel.world()
-    let before = UndoGraphSnapshot(world.context)
+    let before = GraphSnapshot(world.context)
     #expect(throws: ObjectGraphError.self) { try world.context.delete(world.shelves[0]) }
     world.context.processPendingChanges()
     #expect(!world.log.canUndo)
-    #expect(UndoGraphSnapshot(world.context) == before)
+    #expect(GraphSnapshot(world.context) == before)
   }
 
   @Test func primitiveSetOutsideBracketsRecordsNothing() throws {
