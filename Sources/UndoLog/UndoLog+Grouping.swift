@@ -16,7 +16,7 @@ extension UndoLog {
       openGroup(origin: .event)
     }
     openGroup(origin: .explicit)
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   /// Closes the innermost group that ``beginGroup()`` opened.
@@ -39,7 +39,7 @@ extension UndoLog {
       throw UndoLogError.noGroupToEnd
     }
     closeInnermostGroup()
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   /// Ends the current user event: closes the implicit event group if it is the only open group.
@@ -55,7 +55,7 @@ extension UndoLog {
   public func markEventBoundary() {
     guard groupingLevel == 1 && outermostOrigin == .event else { return }
     closeInnermostGroup()
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   /// Names the action the open group records, shown as "Undo <name>" in a menu.
@@ -76,7 +76,7 @@ extension UndoLog {
     } else {
       undoStack.updateLast { $0.actionName = name }
     }
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   /// The name of the action ``undo()`` would undo, or `""` when there is nothing to undo.
@@ -125,7 +125,7 @@ extension UndoLog {
     } else {
       undoStack.updateLast { $0.metadata[key] = value }
     }
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   /// The metadata of the group ``undo()`` would undo; empty when there is nothing to undo.

@@ -1,26 +1,32 @@
 extension UndoLog {
   #if OBSERVEDGRAPH_INVARIANTS
-    /// Traps when the log's state breaks one of its rules. Debug builds call it after every
-    /// mutation; it scans every group, so it is left out of release builds.
+    /// Traps when the log's state breaks one of its rules; scans every group on both stacks.
+    ///
+    /// Tests call it directly. After a mutation the log calls
+    /// ``_checkInvariantsAfterMutation()`` instead, which runs this full scan only while the log
+    /// is small or on an amortized schedule. Left out of release builds.
     func _checkInvariants() {
-      _checkRegistrationInvariants()
-      precondition(disableCount >= 0, "UndoLog: negative disable count")
-      precondition(!(isUndoing && isRedoing), "UndoLog: undoing and redoing at once")
-      if groupingLevel == 0 {
-        precondition(current.isEmpty && current.byteSize == 0, "UndoLog: steps outside any group")
-        precondition(current.actionName.isEmpty && current.metadata.isEmpty)
+      checkTouchedInvariants()
+      checkWholeHistory()
+      scheduleNextFullCheck()
+    }
+
+    /// The check run after each mutation: what a mutation can touch (the flags, the open groups,
+    /// the newest and oldest group of each stack, the size caches of a stack of at most one
+    /// group) every time, and the full scan of ``_checkInvariants()`` whenever the log holds few
+    /// groups, and otherwise at least once every `(groups / 8)` mutations.
+    ///
+    /// A mutation changes the newest groups only (pushing, popping, renaming), except trimming,
+    /// which drops the oldest, and the removals, which run the full scan. So the full scan is
+    /// amortized O(1) per mutation and a corruption it alone sees (a stale stack size, an id seen
+    /// twice below the top) is caught within a bounded number of mutations.
+    func _checkInvariantsAfterMutation() {
+      checkTouchedInvariants()
+      mutationsUntilFullCheck -= 1
+      if mutationsUntilFullCheck <= 0 || undoStack.count + redoStack.count <= Self.smallLogGroups {
+        checkWholeHistory()
+        scheduleNextFullCheck()
       }
-      for group in enclosing + [current] {
-        checkSize(of: group)
-      }
-      checkStack(undoStack, name: "undo")
-      checkStack(redoStack, name: "redo")
-      var ids = Set<UInt64>()
-      for group in undoStack.groups + redoStack.groups {
-        precondition(group.id != 0 && group.id < nextGroupID, "UndoLog: bad group id \(group.id)")
-        precondition(ids.insert(group.id).inserted, "UndoLog: group id \(group.id) twice")
-      }
-      precondition(!ids.contains(baseStateID), "UndoLog: base state id on a stack")
     }
 
     /// The checks cheap enough to run after every registration, on the graph's hot path.
@@ -32,6 +38,73 @@ extension UndoLog {
       precondition(
         !(isUndoing || isRedoing) || groupingLevel >= 1,
         "UndoLog: undoing or redoing without the gathering group")
+    }
+
+    /// Up to this many closed groups, every mutation runs the full scan.
+    private static var smallLogGroups: Int { 64 }
+
+    private func scheduleNextFullCheck() {
+      mutationsUntilFullCheck = max(1, (undoStack.count + redoStack.count) / 8)
+    }
+
+    /// The rules a single mutation can break: O(steps in the open groups and the newest groups).
+    private func checkTouchedInvariants() {
+      _checkRegistrationInvariants()
+      precondition(disableCount >= 0, "UndoLog: negative disable count")
+      precondition(!(isUndoing && isRedoing), "UndoLog: undoing and redoing at once")
+      if groupingLevel == 0 {
+        precondition(current.isEmpty && current.byteSize == 0, "UndoLog: steps outside any group")
+        precondition(current.actionName.isEmpty && current.metadata.isEmpty)
+      }
+      for group in enclosing {
+        checkSize(of: group)
+      }
+      checkSize(of: current)
+      checkEnds(of: undoStack, name: "undo")
+      checkEnds(of: redoStack, name: "redo")
+      if let undoTop = undoStack.last, let redoTop = redoStack.last {
+        precondition(undoTop.id != redoTop.id, "UndoLog: group id \(undoTop.id) on both stacks")
+      }
+    }
+
+    /// The rules only a scan of every closed group can check: O(groups).
+    private func checkWholeHistory() {
+      checkStack(undoStack, name: "undo")
+      checkStack(redoStack, name: "redo")
+      var ids = Set<UInt64>(minimumCapacity: undoStack.count + redoStack.count)
+      for group in undoStack.groups {
+        checkID(of: group, ids: &ids)
+      }
+      for group in redoStack.groups {
+        checkID(of: group, ids: &ids)
+      }
+      precondition(!ids.contains(baseStateID), "UndoLog: base state id on a stack")
+    }
+
+    /// The newest and oldest groups of a stack, its count, and its size cache when the newest
+    /// group is the only one.
+    private func checkEnds(of stack: GroupStack, name: String) {
+      if levelsOfUndo > 0 {
+        precondition(stack.count <= levelsOfUndo, "UndoLog: \(name) stack past levelsOfUndo")
+      }
+      guard let last = stack.last, let first = stack.groups.first else {
+        precondition(stack.byteSize == 0, "UndoLog: \(name) stack size cache is stale")
+        return
+      }
+      checkEnd(last, name: name)
+      checkSize(of: last)
+      if stack.count > 1 {
+        checkEnd(first, name: name)
+      }
+      if stack.count == 1 {
+        precondition(stack.byteSize == last.byteSize, "UndoLog: \(name) stack size cache is stale")
+      }
+    }
+
+    private func checkEnd(_ group: UndoGroup, name: String) {
+      precondition(!group.isEmpty, "UndoLog: empty group on the \(name) stack")
+      precondition(group.id != 0 && group.id < nextGroupID, "UndoLog: bad group id \(group.id)")
+      precondition(group.id != baseStateID, "UndoLog: base state id on a stack")
     }
 
     private func checkStack(_ stack: GroupStack, name: String) {
@@ -49,6 +122,11 @@ extension UndoLog {
       }
     }
 
+    private func checkID(of group: UndoGroup, ids: inout Set<UInt64>) {
+      precondition(group.id != 0 && group.id < nextGroupID, "UndoLog: bad group id \(group.id)")
+      precondition(ids.insert(group.id).inserted, "UndoLog: group id \(group.id) twice")
+    }
+
     private func checkSize(of group: UndoGroup) {
       let total = group.steps.reduce(0) { $0 + $1.byteSize }
       precondition(total == group.byteSize, "UndoLog: group size cache is stale")
@@ -56,6 +134,9 @@ extension UndoLog {
   #else
     @inline(__always)
     func _checkInvariants() {}
+
+    @inline(__always)
+    func _checkInvariantsAfterMutation() {}
 
     @inline(__always)
     func _checkRegistrationInvariants() {}

@@ -62,7 +62,7 @@ extension UndoLog {
   /// ```
   public func disableRegistration() {
     disableCount += 1
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   /// Balances one ``disableRegistration()``; recording resumes when every one is balanced.
@@ -76,7 +76,7 @@ extension UndoLog {
   public func enableRegistration() throws {
     guard disableCount > 0 else { throw UndoLogError.registrationNotDisabled }
     disableCount -= 1
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   /// Whether registrations are recorded: `false` between unbalanced ``disableRegistration()``

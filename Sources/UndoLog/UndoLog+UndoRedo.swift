@@ -21,7 +21,7 @@ extension UndoLog {
       closeInnermostGroup()
     }
     performUndo()
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   /// Redoes the newest undone group.
@@ -46,7 +46,7 @@ extension UndoLog {
       closeInnermostGroup()
     }
     performRedo()
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   /// Undoes the newest group on the undo stack, with no group open.
@@ -68,7 +68,7 @@ extension UndoLog {
       throw UndoLogError(.groupOpen, "grouping level \(groupingLevel)")
     }
     performUndo()
-    _checkInvariants()
+    _checkInvariantsAfterMutation()
   }
 
   // MARK: Internals

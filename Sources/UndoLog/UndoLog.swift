@@ -176,6 +176,11 @@ public final class UndoLog {
   /// The key and time of the last registration that may be merged with, if any.
   var lastCoalescing: (key: UndoCoalescingKey, time: ContinuousClock.Instant)?
 
+  #if OBSERVEDGRAPH_INVARIANTS
+    /// Mutations left before `_checkInvariantsAfterMutation()` runs the full scan again.
+    var mutationsUntilFullCheck = 0
+  #endif
+
   // MARK: Subscribers
 
   var handlers: [(id: UInt64, handler: (Event) -> Void)] = []
