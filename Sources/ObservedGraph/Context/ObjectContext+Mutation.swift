@@ -82,13 +82,7 @@ extension ObjectContext {
   /// Sets a validated attribute value in storage form: the hot path of every attribute set.
   func setAttribute(_ object: ManagedObject, _ property: Property, _ new: Any?) {
     let old = object.storage[property.slot]
-    let changes: Bool
-    switch (old, new) {
-    case (nil, nil): changes = false
-    case (let old?, let new?): changes = !property.attributeEqual!(old, new)
-    default: changes = true
-    }
-    setAttribute(object, property, old: old, new: new, changes: changes)
+    setAttribute(object, property, old: old, new: new, changes: property.differs(old, new))
   }
 
   /// Sets an attribute whose old value and change were already worked out.

@@ -195,13 +195,7 @@ extension ObjectContext {
     guard owns(object) else { return }
     // Coalescing keeps the oldest step of a run, so the value to take back is the current one.
     let current = object.storage[property.slot]
-    let changes: Bool
-    switch (current, new) {
-    case (nil, nil): changes = false
-    case (let current?, let new?): changes = !property.attributeEqual!(current, new)
-    default: changes = true
-    }
-    guard changes else { return }
+    guard property.differs(current, new) else { return }
     // A slot not tracked as changed any more was saved since: this is a new change from the saved
     // state, and the mutation path tracks it as one.
     let restore = object.changes.contains(property.slot)
@@ -245,18 +239,7 @@ extension ObjectContext {
       }
       guard fresh else { return edit }
       let current = object.storage[property.slot]
-      let changes: Bool
-      switch (current, new) {
-      case (nil, nil): changes = false
-      case (let current?, let new?):
-        if let equal = property.attributeEqual {
-          changes = !equal(current, new)
-        } else {
-          changes = (current as AnyObject) !== (new as AnyObject)
-        }
-      default: changes = true
-      }
-      guard changes else { return nil }
+      guard property.differs(current, new) else { return nil }
       return .set(object, property, old: current, new: new, changes: true)
     case .insert(let owner, let property, let objects, let indexes):
       let collection = owner.collection(property)

@@ -55,6 +55,18 @@ final class Property: @unchecked Sendable {
   }
 
   var isRelationship: Bool { relationship != nil }
+
+  /// Whether storing `new` in this slot (an attribute or a to-one relationship) over `old` is a
+  /// change: attributes compare by value, to-one relationships by identity.
+  func differs(_ old: Any?, _ new: Any?) -> Bool {
+    switch (old, new) {
+    case (nil, nil): return false
+    case (let old?, let new?):
+      if let equal = attributeEqual { return !equal(old, new) }
+      return (old as AnyObject) !== (new as AnyObject)
+    default: return true
+    }
+  }
   var isToOne: Bool { relationship != nil && !isToMany }
   var deleteRule: DeleteRule { relationship?.deleteRule ?? .nullify }
   var qualifiedName: String { "\(owner.name).\(name)" }

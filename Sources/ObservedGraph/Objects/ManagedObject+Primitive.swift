@@ -253,17 +253,7 @@ extension ObjectContext {
       return .replace(object, property, old: old as? [ManagedObject] ?? [], new: members)
     }
     let new = object.storage[property.slot]
-    let changes: Bool
-    if property.isRelationship {
-      changes = (old as AnyObject?) !== (new as AnyObject?)
-    } else {
-      switch (old, new) {
-      case (nil, nil): changes = false
-      case (let old?, let new?): changes = !property.attribute!.type.equal(old, new)
-      default: changes = true
-      }
-    }
-    return .set(object, property, old: old, new: new, changes: changes)
+    return .set(object, property, old: old, new: new, changes: property.differs(old, new))
   }
 }
 
