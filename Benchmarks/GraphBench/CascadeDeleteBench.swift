@@ -89,34 +89,30 @@ enum CascadeDeleteBench {
   }
 
   static func observable(_ size: Int) -> [String: Double] {
-    var nodes: [ObservableNode] = []
-    nodes.reserveCapacity(size)
-    let build = Timing.nanoseconds {
-      nodes.append(ObservableNode())
-      for index in 1..<size {
-        let node = ObservableNode()
-        nodes[(index - 1) / fanOut].add(node)
-        nodes.append(node)
-      }
-    }
-    let delete = Timing.nanoseconds { nodes[0].deleteSubtree() }
-    precondition(nodes[size - 1].isDeleted, "graph-bench: the peer delete missed leaves")
-    return ["observableBuild": build, "observableDelete": delete]
+    peer(ObservableNode.self, size, name: "observable")
   }
 
   static func plain(_ size: Int) -> [String: Double] {
-    var nodes: [PlainNode] = []
+    peer(PlainNode.self, size, name: "plain")
+  }
+
+  /// Builds a tree of a peer's nodes and deletes it; specialized per peer, so both are measured
+  /// as if written out by hand.
+  private static func peer<Node: PeerTreeNode>(_ type: Node.Type, _ size: Int, name: String)
+    -> [String: Double]
+  {
+    var nodes: [Node] = []
     nodes.reserveCapacity(size)
     let build = Timing.nanoseconds {
-      nodes.append(PlainNode())
+      nodes.append(Node())
       for index in 1..<size {
-        let node = PlainNode()
+        let node = Node()
         nodes[(index - 1) / fanOut].add(node)
         nodes.append(node)
       }
     }
     let delete = Timing.nanoseconds { nodes[0].deleteSubtree() }
     precondition(nodes[size - 1].isDeleted, "graph-bench: the peer delete missed leaves")
-    return ["plainBuild": build, "plainDelete": delete]
+    return ["\(name)Build": build, "\(name)Delete": delete]
   }
 }

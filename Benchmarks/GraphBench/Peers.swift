@@ -136,3 +136,14 @@ final class PlainNode {
     }
   }
 }
+
+/// What the cascade-delete row needs of a peer's tree node.
+protocol PeerTreeNode: AnyObject {
+  init()
+  func add(_ child: Self)
+  func deleteSubtree()
+  var isDeleted: Bool { get }
+}
+
+extension ObservableNode: PeerTreeNode {}
+extension PlainNode: PeerTreeNode {}
