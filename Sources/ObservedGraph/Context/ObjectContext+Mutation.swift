@@ -108,15 +108,7 @@ extension ObjectContext {
     if let observation {
       observation.registrar.willSet(object, keyPath: ManagedObject.observationKeyPath(slot))
     }
-    if notify, let observers {
-      for observer in observers where observer.isValid || observer.isInternal {
-        guard let will = observer.will else { continue }
-        will(
-          RawChange(
-            kind: .setting, old: observer.options.contains(.old) ? .some(old) : nil, new: nil,
-            indexes: nil, isPrior: true))
-      }
-    }
+    if notify, let observers { announceSetting(to: observers, old: old, new: nil, isPrior: true) }
     if changes {
       if let log, log.isRegistrationEnabled {
         recordUndo(ofOne: .set(object, property, old: old, new: new, changes: changes), in: log)
@@ -128,14 +120,7 @@ extension ObjectContext {
     if let observation {
       observation.registrar.didSet(object, keyPath: ManagedObject.observationKeyPath(slot))
     }
-    if notify, let observers {
-      for observer in observers where observer.isValid || observer.isInternal {
-        observer.did(
-          RawChange(
-            kind: .setting, old: observer.options.contains(.old) ? .some(old) : nil,
-            new: observer.options.contains(.new) ? .some(new) : nil, indexes: nil, isPrior: false))
-      }
-    }
+    if notify, let observers { announceSetting(to: observers, old: old, new: new, isPrior: false) }
     checkInvariants()
   }
 

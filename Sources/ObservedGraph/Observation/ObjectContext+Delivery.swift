@@ -105,6 +105,22 @@ extension ObjectContext {
     didApply([setting], delivery)
   }
 
+  /// Calls one slot's observers about a setting, as `willApply` (prior) and `didApply` would for a
+  /// one-edit change: the inline attribute path uses it instead of building a delivery.
+  func announceSetting(to observers: [Observer], old: Any?, new: Any?, isPrior: Bool) {
+    for observer in observers where observer.isValid || observer.isInternal {
+      let change = RawChange(
+        kind: .setting, old: observer.options.contains(.old) ? .some(old) : nil,
+        new: !isPrior && observer.options.contains(.new) ? .some(new) : nil, indexes: nil,
+        isPrior: isPrior)
+      if isPrior {
+        observer.will?(change)
+      } else {
+        observer.did(change)
+      }
+    }
+  }
+
   // MARK: Building changes
 
   func priorChange(_ edit: Edit, _ options: ObservationOptions) -> RawChange {
