@@ -136,7 +136,7 @@ extension UndoLog {
     var index = steps.endIndex
     while index > steps.startIndex {
       index -= 1
-      let inverse = steps[index].apply()
+      let inverse = steps[index].apply(in: self)
       if disableCount == 0 && !inverse.isEmptyUndoStep {
         current.byteSize += inverse.byteSize
         current.steps.append(inverse)

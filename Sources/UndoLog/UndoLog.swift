@@ -181,6 +181,11 @@ public final class UndoLog {
     var mutationsUntilFullCheck = 0
   #endif
 
+  // MARK: Participants
+
+  /// The objects steps act through, held weakly, in the order added.
+  var participantEntries: [WeakParticipant] = []
+
   // MARK: Subscribers
 
   var handlers: [(id: UInt64, handler: (Event) -> Void)] = []

@@ -27,7 +27,14 @@
 /// try log.redo()  // counter.value == 5
 /// ```
 ///
-/// The requirements other than ``apply()`` have default implementations.
+/// The log applies a step through ``apply(in:)``, whose default calls ``apply()``: a step that
+/// holds the objects it acts on implements ``apply()``. A step that holds no object reference,
+/// only values such as identifiers, implements ``apply(in:)`` instead and finds what it acts on
+/// through the log's participants (``UndoLog/participants(of:)``) when it runs; such a step can be
+/// archived with its history (``ArchivableUndoStep``).
+///
+/// Every requirement has a default implementation, but a step must implement ``apply()`` or
+/// ``apply(in:)``: the default ``apply()`` traps.
 public protocol UndoStep {
   /// Applies the step and returns its inverse, the step that takes the application back.
   ///
@@ -46,6 +53,35 @@ public protocol UndoStep {
   ///
   /// - Returns: The inverse step, or ``EmptyUndoStep`` when there is nothing to record.
   mutating func apply() -> any UndoStep
+
+  /// Applies the step through the log that undoes or redoes it, and returns its inverse.
+  ///
+  /// The log calls this method, never ``apply()`` directly. The default implementation calls
+  /// ``apply()``, so a step that holds what it acts on needs nothing more. A value step that holds
+  /// no object reference (an identifier, a key path, a value) implements this method and finds the
+  /// object it acts on among the log's participants, registered with
+  /// ``UndoLog/addParticipant(_:)``. Such a step keeps nothing alive and can be archived.
+  ///
+  /// ```swift
+  /// final class Scoreboard { var scores: [String: Int] = [:] }
+  ///
+  /// struct SetScore: UndoStep {
+  ///   let player: String
+  ///   let score: Int
+  ///   mutating func apply(in log: UndoLog) -> any UndoStep {
+  ///     guard let board = log.participants(of: Scoreboard.self).first else {
+  ///       return EmptyUndoStep()  // nothing left to act on
+  ///     }
+  ///     let old = board.scores[player, default: 0]
+  ///     board.scores[player] = score
+  ///     return SetScore(player: player, score: old)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// - Parameter log: The log undoing or redoing the step.
+  /// - Returns: The inverse step, or ``EmptyUndoStep`` when there is nothing to record.
+  mutating func apply(in log: UndoLog) -> any UndoStep
 
   /// The object the step acts on, used by ``UndoLog/removeAllActions(withTarget:)``.
   ///
@@ -82,6 +118,37 @@ public protocol UndoStep {
 }
 
 extension UndoStep {
+  /// The default application: calls ``apply()``.
+  ///
+  /// ```swift
+  /// var step = Add(counter: counter, delta: 1)
+  /// _ = step.apply(in: log)  // the same as step.apply()
+  /// ```
+  ///
+  /// - Parameter log: The log undoing or redoing the step; unused.
+  /// - Returns: What ``apply()`` returns.
+  public mutating func apply(in log: UndoLog) -> any UndoStep {
+    apply()
+  }
+
+  /// The default ``apply()`` for a step that implements ``apply(in:)`` only; it traps.
+  ///
+  /// A step that finds what it acts on through the log cannot apply without one. The log never
+  /// calls this method; call ``apply(in:)`` instead. A step that implements neither method traps
+  /// here when it is first undone.
+  ///
+  /// ```swift
+  /// var step = SetScore(player: "ada", score: 3)
+  /// _ = step.apply(in: log)  // not step.apply()
+  /// ```
+  ///
+  /// - Returns: Never returns.
+  public mutating func apply() -> any UndoStep {
+    preconditionFailure(
+      "\(String(reflecting: Self.self)) implements neither apply() nor apply(in:) of UndoStep; "
+        + "a step that implements apply(in:) only must be applied through its log")
+  }
+
   /// The default target: `nil`, so the step is never removed by target.
   ///
   /// ```swift

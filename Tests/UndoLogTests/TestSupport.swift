@@ -92,3 +92,36 @@ extension UndoLog {
     group.steps.map { ($0 as? TraceStep)?.value ?? 0 }
   }
 }
+
+/// A model the value steps act on; they find it among the log's participants by its `id`.
+final class Scoreboard {
+  let id: String
+  var scores: [String: Int] = [:]
+
+  init(id: String) {
+    self.id = id
+  }
+
+  /// Sets a score and records the value step that undoes it in `log`.
+  func set(_ player: String, to score: Int, in log: UndoLog) {
+    let old = scores[player]
+    scores[player] = score
+    log.register(SetScore(board: id, player: player, score: old))
+  }
+}
+
+/// Sets a player's score (or removes it, for `nil`) on the scoreboard named `board`. A value
+/// step: it holds no object and finds its scoreboard through the log that applies it.
+struct SetScore: UndoStep, Hashable {
+  let board: String
+  let player: String
+  let score: Int?
+
+  mutating func apply(in log: UndoLog) -> any UndoStep {
+    guard let scoreboard = log.participants(of: Scoreboard.self).first(where: { $0.id == board })
+    else { return EmptyUndoStep() }
+    let old = scoreboard.scores[player]
+    scoreboard.scores[player] = score
+    return SetScore(board: board, player: player, score: old)
+  }
+}
