@@ -34,7 +34,7 @@ struct UndoGroup {
   /// - Returns: Whether any step was removed.
   mutating func removeSteps(withTarget target: AnyObject) -> Bool {
     let before = steps.count
-    steps.removeAll { $0.target === target }
+    steps.removeAll { $0.acts(on: target) }
     guard steps.count != before else { return false }
     byteSize = steps.reduce(0) { $0 + $1.byteSize }
     return true

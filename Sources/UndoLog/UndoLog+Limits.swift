@@ -54,18 +54,19 @@ extension UndoLog {
     _checkInvariants()
   }
 
-  /// Removes the steps whose ``UndoStep/target`` is `target`, on both stacks and in the open
-  /// groups, and drops the closed groups left empty.
+  /// Removes the steps that act on `target`, on both stacks and in the open groups, and drops the
+  /// closed groups left empty.
   ///
-  /// Closure registrations made with ``registerUndo(withTarget:handler:)`` are found by their
-  /// target too. Open groups left empty stay open. Checkpoints naming a dropped group become
+  /// A step acts on `target` when its ``UndoStep/acts(on:)`` says so; by default, when its
+  /// ``UndoStep/target`` is `target`. Closure registrations made with
+  /// ``registerUndo(withTarget:handler:)`` are found by their target too. Open groups left empty stay open. Checkpoints naming a dropped group become
   /// unavailable.
   ///
   /// ```swift
   /// log.removeAllActions(withTarget: closedDocument)
   /// ```
   ///
-  /// - Parameter target: The object whose steps to remove, compared by identity.
+  /// - Parameter target: The object whose steps to remove, passed to ``UndoStep/acts(on:)``.
   /// - Complexity: O(*n*), *n* the steps in the log.
   public func removeAllActions(withTarget target: AnyObject) {
     undoStack.removeSteps(withTarget: target)

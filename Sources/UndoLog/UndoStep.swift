@@ -83,7 +83,7 @@ public protocol UndoStep {
   /// - Returns: The inverse step, or ``EmptyUndoStep`` when there is nothing to record.
   mutating func apply(in log: UndoLog) -> any UndoStep
 
-  /// The object the step acts on, used by ``UndoLog/removeAllActions(withTarget:)``.
+  /// The object the step acts on, used by the default ``acts(on:)``.
   ///
   /// The default is `nil`: the step is never removed by target.
   ///
@@ -91,6 +91,27 @@ public protocol UndoStep {
   /// var target: AnyObject? { counter }
   /// ```
   var target: AnyObject? { get }
+
+  /// Whether the step acts on an object, used by ``UndoLog/removeAllActions(withTarget:)``.
+  ///
+  /// The default compares ``target`` with `target` by identity, and is `false` when ``target`` is
+  /// `nil`. A value step that names what it acts on by value, an identifier for instance, holds no
+  /// object to return from ``target``; it implements this method to answer for an object it does
+  /// not hold.
+  ///
+  /// ```swift
+  /// struct SetScore: UndoStep {
+  ///   let board: String  // the scoreboard's id
+  ///   // …
+  ///   func acts(on target: AnyObject) -> Bool {
+  ///     (target as? Scoreboard)?.id == board
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// - Parameter target: An object whose steps are being removed.
+  /// - Returns: `true` when the step acts on `target` and should be removed with it.
+  func acts(on target: AnyObject) -> Bool
 
   /// The identity used for same-key coalescing, or `nil` to never coalesce.
   ///
@@ -156,6 +177,19 @@ extension UndoStep {
   /// // Note().target == nil
   /// ```
   public var target: AnyObject? { nil }
+
+  /// The default test: whether ``target`` is `target`, compared by identity; `false` when
+  /// ``target`` is `nil`.
+  ///
+  /// ```swift
+  /// Add(counter: counter, delta: 1).acts(on: counter)  // true when its target is counter
+  /// ```
+  ///
+  /// - Parameter target: An object whose steps are being removed.
+  /// - Returns: Whether ``target`` is `target`.
+  public func acts(on target: AnyObject) -> Bool {
+    self.target === target
+  }
 
   /// The default coalescing key: `nil`, so the step never coalesces.
   ///

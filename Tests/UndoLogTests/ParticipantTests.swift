@@ -80,4 +80,40 @@ struct ParticipantTests {
     #expect(board.scores == ["ada": 1])
     #expect(!log.canRedo)
   }
+
+  @Test func removalByTargetFindsValueStepsThatHoldNoObject() throws {
+    let log = UndoLog()
+    let kept = Scoreboard(id: "kept")
+    let removed = Scoreboard(id: "removed")
+    log.addParticipant(kept)
+    log.addParticipant(removed)
+    removed.set("ada", to: 1, in: log)
+    log.markEventBoundary()
+    kept.set("bob", to: 2, in: log)
+    removed.set("bob", to: 2, in: log)
+    log.markEventBoundary()
+    removed.set("cy", to: 3, in: log)
+    log.markEventBoundary()
+    try log.undo()
+    removed.set("dee", to: 4, in: log)
+    log.registerUndo(withTarget: kept) { _ in }
+    log.removeAllActions(withTarget: Scoreboard(id: "removed"))  // another object, the same id
+    #expect(log.undoCount == 1)
+    #expect(log.undoStack.last?.steps.count == 1)
+    #expect(log.current.steps.count == 1)
+    #expect(!log.canRedo)
+    log.markEventBoundary()
+    try log.undo()
+    try log.undo()
+    #expect(kept.scores == [:])
+    #expect(removed.scores == ["ada": 1, "bob": 2, "dee": 4])
+  }
+
+  @Test func theDefaultActsOnItsTargetOnly() {
+    let counter = Counter()
+    #expect(AddStep(counter: counter, delta: 1).acts(on: counter))
+    #expect(!AddStep(counter: counter, delta: 1).acts(on: Counter()))
+    #expect(!SizedStep(size: 1).acts(on: counter))
+    #expect(!EmptyUndoStep().acts(on: counter))
+  }
 }

@@ -124,4 +124,8 @@ struct SetScore: UndoStep, Hashable {
     scoreboard.scores[player] = score
     return SetScore(board: board, player: player, score: old)
   }
+
+  func acts(on target: AnyObject) -> Bool {
+    (target as? Scoreboard)?.id == board
+  }
 }
