@@ -93,4 +93,48 @@ struct CoalescingTests {
     #expect(opened == 1)
     subscription.cancel()
   }
+
+  /// Names a property by the value of an identifier, as a step that holds no object does.
+  struct NamedStep: UndoStep {
+    let identity: any Hashable & Sendable
+    var coalescingKey: UndoCoalescingKey? { UndoCoalescingKey(identity: identity, key: 0) }
+    mutating func apply() -> any UndoStep { EmptyUndoStep() }
+  }
+
+  struct FieldID: Hashable, Sendable {
+    let rawValue: Int
+  }
+
+  @Test func keysNamingAValueCoalesce() {
+    let fixture = Fixture()
+    for identity in [FieldID(rawValue: 1), FieldID(rawValue: 1), FieldID(rawValue: 2)] {
+      fixture.time += .milliseconds(100)
+      fixture.log.register(NamedStep(identity: identity))
+      fixture.log.markEventBoundary()
+    }
+    #expect(fixture.log.undoCount == 2)
+  }
+
+  @Test func valueKeysAreEqualForEqualValuesOfTheSameType() {
+    let counter = Counter()
+    let byObject = UndoCoalescingKey(object: ObjectIdentifier(counter), key: 3)
+    let byIdentifier = UndoCoalescingKey(identity: ObjectIdentifier(counter), key: 3)
+    #expect(byObject == byIdentifier)
+    #expect(byObject.object == ObjectIdentifier(counter))
+    #expect(byObject.key == 3)
+
+    let first = UndoCoalescingKey(identity: FieldID(rawValue: 7), key: 0)
+    #expect(first == UndoCoalescingKey(identity: FieldID(rawValue: 7), key: 0))
+    #expect(first != UndoCoalescingKey(identity: FieldID(rawValue: 7), key: 1))
+    #expect(first != UndoCoalescingKey(identity: FieldID(rawValue: 8), key: 0))
+    #expect(first != UndoCoalescingKey(identity: 7, key: 0))
+    #expect(UndoCoalescingKey(identity: "7", key: 0) != UndoCoalescingKey(identity: 7, key: 0))
+    #expect(first.object == nil)
+
+    let keys: Set = [
+      first, UndoCoalescingKey(identity: FieldID(rawValue: 7), key: 0), byObject, byIdentifier,
+      UndoCoalescingKey(identity: 7, key: 0),
+    ]
+    #expect(keys.count == 3)
+  }
 }
