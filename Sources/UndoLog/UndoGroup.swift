@@ -1,7 +1,7 @@
 /// One undo group: the steps of one user-level action, with its name and metadata.
 ///
 /// Steps are kept in registration order and applied last-in first-out. `byteSize` caches the sum of
-/// the steps' sizes so limits never rescan.
+/// the steps' counted sizes (`countedByteSize`, each clamped) so limits never rescan.
 struct UndoGroup {
   var steps: ContiguousArray<any UndoStep> = []
   var byteSize = 0
@@ -36,7 +36,7 @@ struct UndoGroup {
     let before = steps.count
     steps.removeAll { $0.acts(on: target) }
     guard steps.count != before else { return false }
-    byteSize = steps.reduce(0) { $0 + $1.byteSize }
+    byteSize = steps.reduce(0) { $0 + $1.countedByteSize }
     return true
   }
 }

@@ -128,7 +128,7 @@ extension UndoLog {
     }
 
     private func checkSize(of group: UndoGroup) {
-      let total = group.steps.reduce(0) { $0 + $1.byteSize }
+      let total = group.steps.reduce(0) { $0 + $1.countedByteSize }
       precondition(total == group.byteSize, "UndoLog: group size cache is stale")
     }
   #else

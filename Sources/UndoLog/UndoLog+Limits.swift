@@ -2,6 +2,10 @@ extension UndoLog {
   /// The bytes the log retains: the ``UndoStep/byteSize`` of every step on both stacks and in the
   /// open groups.
   ///
+  /// Each step counts with its size clamped to `0...(1 << 32)` (4 GiB; `0...Int.max` on 32-bit
+  /// platforms): a step reporting a negative size counts 0, one reporting `Int.max` counts 4 GiB,
+  /// and the sum never overflows.
+  ///
   /// ```swift
   /// log.register(step)
   /// log.byteSize  // step.byteSize

@@ -98,7 +98,7 @@ extension UndoLog {
     if groupingLevel == 0 {
       openGroup(origin: .event)
     }
-    current.byteSize += step.byteSize
+    current.byteSize += step.countedByteSize
     current.steps.append(step)
     if standalone {
       closeInnermostGroup()

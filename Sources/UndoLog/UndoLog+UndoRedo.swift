@@ -138,7 +138,7 @@ extension UndoLog {
       index -= 1
       let inverse = steps[index].apply(in: self)
       if disableCount == 0 && !inverse.isEmptyUndoStep {
-        current.byteSize += inverse.byteSize
+        current.byteSize += inverse.countedByteSize
         current.steps.append(inverse)
       }
     }

@@ -130,12 +130,29 @@ public protocol UndoStep {
   /// ``UndoLog/byteSize``.
   ///
   /// The default is `MemoryLayout<Self>.size`. A step holding a buffer, a string or an array should
-  /// add the bytes those hold.
+  /// add the bytes those hold. It should not change while the step is recorded: the log caches
+  /// the sums. The log counts it clamped to `0...(1 << 32)` (4 GiB; `0...Int.max` on 32-bit
+  /// platforms), so a negative or absurd size never makes its sums overflow.
   ///
   /// ```swift
   /// var byteSize: Int { MemoryLayout<Self>.size + text.utf8.count }
   /// ```
   var byteSize: Int { get }
+}
+
+extension UndoStep {
+  /// The size the log counts for the step: ``byteSize`` clamped to
+  /// `0...UndoLog.maximumStepByteSize`.
+  var countedByteSize: Int {
+    min(max(byteSize, 0), UndoLog.maximumStepByteSize)
+  }
+}
+
+extension UndoLog {
+  /// The most bytes the log counts for one step: 4 GiB, or `Int.max` where `Int` is 32 bits.
+  ///
+  /// Sums of this many steps cannot overflow before memory runs out on a 64-bit platform.
+  static let maximumStepByteSize = Int(clamping: UInt64(1) << 32)
 }
 
 extension UndoStep {

@@ -110,6 +110,7 @@ struct LimitsTests {
   @Test func removeAllActionsWithTargetStripsStepsAndEmptyGroups() throws {
     let log = UndoLog()
     let kept = Counter()
+    log.byteLimit = 0
     let removed = Counter()
     removed.add(1, in: log)
     log.markEventBoundary()
@@ -137,5 +138,65 @@ struct LimitsTests {
     #expect(kept.value == 0)
     #expect(removed.value == 8)
     #expect(!log.canUndo)
+  }
+
+  @Test func absurdStepSizesAreClampedAndNeverOverflow() throws {
+    let log = UndoLog()
+    let ceiling = 1 << 32
+    log.register(SizedStep(size: .max))
+    log.register(SizedStep(size: .max))
+    log.register(SizedStep(size: -5))
+    log.markEventBoundary()
+    #expect(log.byteSize == 2 * ceiling)
+    log.register(SizedStep(size: .min))
+    log.register(SizedStep(size: 10))
+    log.markEventBoundary()
+    log.register(SizedStep(size: .max))
+    log.markEventBoundary()
+    #expect(log.byteSize == 3 * ceiling + 10)
+    log._checkInvariants()
+
+    try log.undo()  // the inverses (the same sizes) are gathered for redo
+    #expect(log.byteSize == 3 * ceiling + 10)
+    log.byteLimit = ceiling + 20
+    #expect(log.undoCount == 1 && log.redoCount == 1)
+    #expect(log.byteSize == ceiling + 10)  // the newest group of each stack is kept
+
+    log.beginGroup()
+    log.register(SizedStep(size: .max))  // clears the redo stack
+    log.beginGroup()
+    log.register(SizedStep(size: -1))
+    try log.endGroup()
+    #expect(log.byteSize == ceiling + 10)
+    log.removeAllActions(withTarget: Counter())
+    try log.endGroup()
+    log.markEventBoundary()
+    #expect(log.undoCount == 2 && !log.canRedo)
+    #expect(log.byteSize == ceiling + 10)
+    log.register(SizedStep(size: .max))
+    log.markEventBoundary()
+    #expect(log.undoCount == 1)
+    #expect(log.byteSize == ceiling)
+    log._checkInvariants()
+
+    // Removal recomputes the sizes of the groups it strips, clamped the same way.
+    log.byteLimit = 0
+    let removed = Counter()
+    log.register(HugeStep(counter: removed))
+    log.register(SizedStep(size: -7))
+    log.register(HugeStep(counter: Counter()))
+    log.markEventBoundary()
+    #expect(log.byteSize == 3 * ceiling)
+    log.removeAllActions(withTarget: removed)
+    #expect(log.byteSize == 2 * ceiling)
+    log._checkInvariants()
+  }
+
+  /// A step acting on a counter that claims to retain `Int.max` bytes.
+  struct HugeStep: UndoStep {
+    let counter: Counter
+    mutating func apply() -> any UndoStep { self }
+    var target: AnyObject? { counter }
+    var byteSize: Int { .max }
   }
 }
