@@ -108,7 +108,7 @@ extension UndoLog {
 }
 
 /// The step `registerUndo(withTarget:handler:)` records: a weak target and a closure.
-struct ClosureStep<Target: AnyObject>: UndoStep {
+struct ClosureStep<Target: AnyObject>: UndoStep, RegisteredClosure {
   weak var object: Target?
   let handler: (Target) -> Void
 
@@ -121,3 +121,6 @@ struct ClosureStep<Target: AnyObject>: UndoStep {
 
   var target: AnyObject? { object }
 }
+
+/// Marks the closure steps of every target type, which cannot be archived.
+protocol RegisteredClosure {}

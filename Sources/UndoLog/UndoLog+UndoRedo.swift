@@ -65,7 +65,7 @@ extension UndoLog {
       throw UndoLogError(.undoInProgress, isUndoing ? "undoing" : "redoing")
     }
     guard groupingLevel == 0 else {
-      throw UndoLogError(.groupOpen, "grouping level \(groupingLevel)")
+      throw UndoLogError(.groupOpen, "undoNestedGroup() at grouping level \(groupingLevel)")
     }
     performUndo()
     _checkInvariantsAfterMutation()

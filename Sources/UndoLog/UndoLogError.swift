@@ -22,6 +22,7 @@ public struct UndoLogError: Error, Hashable, CustomStringConvertible {
     case checkpointUnavailable
     case checkpointOnRedoSide
     case checkpointOfAnotherLog
+    case notArchivable
   }
 
   let kind: Kind
@@ -57,7 +58,11 @@ public struct UndoLogError: Error, Hashable, CustomStringConvertible {
   /// ```
   public static let nestedGroupsOpen = UndoLogError(.nestedGroupsOpen)
 
-  /// ``UndoLog/undoNestedGroup()`` was called with a group open.
+  /// ``UndoLog/undoNestedGroup()``, ``UndoLog/history()`` or ``UndoLog/restore(_:)`` was called
+  /// with a group open.
+  ///
+  /// End the explicit groups with ``UndoLog/endGroup()`` and the event group with
+  /// ``UndoLog/markEventBoundary()`` first. The message names the method and the grouping level.
   ///
   /// ```swift
   /// log.beginGroup()
@@ -96,6 +101,19 @@ public struct UndoLogError: Error, Hashable, CustomStringConvertible {
   /// ```
   public static let checkpointOfAnotherLog = UndoLogError(.checkpointOfAnotherLog)
 
+  /// ``UndoLog/history()`` found something it cannot archive: a step that is not an
+  /// ``ArchivableUndoStep`` (a closure registered with ``UndoLog/registerUndo(withTarget:handler:)``
+  /// never is), or a metadata value that is not `Encodable`.
+  ///
+  /// The message names the step's type, or the metadata key and the value's type, and the stack and
+  /// group it was found in.
+  ///
+  /// ```swift
+  /// log.registerUndo(withTarget: view) { $0.reset() }
+  /// #expect(throws: UndoLogError.notArchivable) { try log.history() }
+  /// ```
+  public static let notArchivable = UndoLogError(.notArchivable)
+
   /// A message that says what went wrong and how to avoid it.
   ///
   /// ```swift
@@ -111,7 +129,9 @@ public struct UndoLogError: Error, Hashable, CustomStringConvertible {
     case .nestedGroupsOpen:
       message = "undo or redo called with more than one group open; end the inner groups first"
     case .groupOpen:
-      message = "undoNestedGroup() called with a group open; end it first"
+      message =
+        "called with a group open; end it first (endGroup(), or markEventBoundary() for the "
+        + "event group)"
     case .undoInProgress:
       message = "undo or redo requested while the log is already undoing or redoing"
     case .checkpointUnavailable:
@@ -120,6 +140,8 @@ public struct UndoLogError: Error, Hashable, CustomStringConvertible {
       message = "the checkpoint lies on the redo side; redo to reach it"
     case .checkpointOfAnotherLog:
       message = "the checkpoint was made by another undo log"
+    case .notArchivable:
+      message = "the undo history cannot be archived"
     }
     return detail.isEmpty ? message : "\(message) (\(detail))"
   }

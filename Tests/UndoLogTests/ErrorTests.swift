@@ -6,7 +6,7 @@ import Testing
 struct ErrorTests {
   static let all: [UndoLogError] = [
     .noGroupToEnd, .registrationNotDisabled, .nestedGroupsOpen, .groupOpen, .undoInProgress,
-    .checkpointUnavailable, .checkpointOnRedoSide, .checkpointOfAnotherLog,
+    .checkpointUnavailable, .checkpointOnRedoSide, .checkpointOfAnotherLog, .notArchivable,
   ]
 
   @Test(arguments: all)

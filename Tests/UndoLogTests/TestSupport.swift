@@ -97,6 +97,7 @@ extension UndoLog {
 final class Scoreboard {
   let id: String
   var scores: [String: Int] = [:]
+  var title = ""
 
   init(id: String) {
     self.id = id
@@ -108,11 +109,18 @@ final class Scoreboard {
     scores[player] = score
     log.register(SetScore(board: id, player: player, score: old))
   }
+
+  /// Sets the title and records the value step that undoes it in `log`.
+  func setTitle(_ newTitle: String, in log: UndoLog) {
+    let old = title
+    title = newTitle
+    log.register(SetTitle(board: id, title: old))
+  }
 }
 
 /// Sets a player's score (or removes it, for `nil`) on the scoreboard named `board`. A value
 /// step: it holds no object and finds its scoreboard through the log that applies it.
-struct SetScore: UndoStep, Hashable {
+struct SetScore: ArchivableUndoStep, Hashable {
   let board: String
   let player: String
   let score: Int?
@@ -128,4 +136,26 @@ struct SetScore: UndoStep, Hashable {
   func acts(on target: AnyObject) -> Bool {
     (target as? Scoreboard)?.id == board
   }
+}
+
+/// Sets the title of the scoreboard named `board`; archived under a short name of its own.
+struct SetTitle: ArchivableUndoStep, Hashable {
+  static var archiveName: String { "setTitle" }
+
+  let board: String
+  let title: String
+
+  mutating func apply(in log: UndoLog) -> any UndoStep {
+    guard let scoreboard = log.participants(of: Scoreboard.self).first(where: { $0.id == board })
+    else { return EmptyUndoStep() }
+    let old = scoreboard.title
+    scoreboard.title = title
+    return SetTitle(board: board, title: old)
+  }
+
+  func acts(on target: AnyObject) -> Bool {
+    (target as? Scoreboard)?.id == board
+  }
+
+  var byteSize: Int { MemoryLayout<Self>.size + title.utf8.count }
 }
