@@ -13,11 +13,10 @@ extension BookStore {
     try context.delete(book)
     log.setActionName("Delete Book")
     context.processPendingChanges()  // the end of the user event: one undo group
-    let registered = context.registeredObjects
-    let remaining = pages.filter { registered.contains($0) }.count
+    let cascaded = pages.filter(\.isDeleted).count
     print(
-      "   deleted: book.isDeleted \(book.isDeleted); its \(pages.count) pages cascaded "
-        + "(left in the context: \(remaining))")
+      "   deleted: book.isDeleted \(book.isDeleted); \(cascaded) of its \(pages.count) pages "
+        + "cascaded (deleted objects stay in the context until the next save)")
     print("   undo action: \"\(log.undoActionName)\", can undo: \(log.canUndo)")
     try log.undo()
     print(

@@ -65,6 +65,29 @@ extension UndoLog {
     return found
   }
 
+  /// The first live participant of a type that satisfies `predicate`, found without
+  /// allocating: what a step looks up each time it is applied.
+  ///
+  /// ```swift
+  /// let document = log.firstParticipant(of: Document.self) { $0.id == step.documentID }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - type: The class to look for (subclasses count).
+  ///   - predicate: Which participant of that class.
+  /// - Returns: The participant, or `nil`.
+  /// - Complexity: O(*n*), *n* the participants.
+  public func firstParticipant<T: AnyObject>(
+    of type: T.Type, where predicate: (T) -> Bool
+  ) -> T? {
+    for entry in participantEntries {
+      if let participant = entry.object as? T, predicate(participant) {
+        return participant
+      }
+    }
+    return nil
+  }
+
   // MARK: Internals
 
   private func dropReleasedParticipants() {

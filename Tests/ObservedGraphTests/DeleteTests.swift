@@ -111,9 +111,7 @@ private struct Wheel {
       try wheel.context.delete(wheel.hub)
     }
     let value = try #require(error?.value)
-    #expect(
-      blocker.contains { "<Spoke \($0.objectID.description.split(separator: "/").last!)>" == value }
-    )
+    #expect(blocker.contains { $0.objectID.description == value })
     #expect(wheel.all.allSatisfy { $0.prepareCount == 0 })
     #expect(!wheel.hub.isDeleted && wheel.context.hasChanges == false)
     // Emptied, the relationship no longer denies.

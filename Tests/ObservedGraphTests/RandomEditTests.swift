@@ -455,7 +455,7 @@ private struct RandomEditor {
           try objects[item].mutableOrderedSet(forKey: "parts").append(objects[corpse])
         }
       default:
-        body = { _ = try objects[corpse].value(forKey: "owner") }
+        body = { try objects[corpse].setValue(nil, forKey: "owner") }
       }
       operation = "misuse deleted \(name)\(corpse)"
       let error = #expect(throws: ObjectGraphError.self, comment) { try body() }
@@ -527,9 +527,12 @@ private struct RandomEditor {
       if live {
         verify(objects[object].context === context, "\(entity)\(object) left its context")
       } else {
+        // A deleted object reads as empty and refuses changes.
         let key = Reference.specs[entity]!.keys.sorted()[0]
+        verify(members(object, key).isEmpty, "\(entity)\(object).\(key) of a deleted object")
+        verify(objects[object].isDeleted, "\(entity)\(object) is not deleted")
         let error = #expect(throws: ObjectGraphError.self, comment) {
-          _ = try objects[object].value(forKey: key)
+          try objects[object].setValue(nil, forKey: key)
         }
         verify(error?.kind == .deletedObject, "\(entity)\(object).\(key) of a deleted object")
         settled.insert(object)

@@ -30,17 +30,24 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
     #expect(context.object(with: book.objectID) == nil)
   }
 
-  @Test func insertedThenDeletedGoesAway() throws {
+  @Test func insertedThenDeletedIsDeletedUntilTheSave() throws {
     let s = BookStore.scenario()
     try s.context.save()
     let book = s.context.insert(Book.self)
     book.category = s.fiction
     try s.context.delete(book)
-    #expect(!book.isInserted && !book.isDeleted && !book.isUpdated && !book.hasChanges)
+    // Deleted like any object: still in the context until the save, but nothing to write.
+    #expect(!book.isInserted && book.isDeleted && !book.isUpdated && !book.hasChanges)
+    #expect(book.context === s.context && s.context.registeredObjects.contains(book))
+    #expect(s.context.object(with: book.objectID) === book)
     #expect(s.context.insertedObjects.isEmpty && s.context.deletedObjects.isEmpty)
     #expect(s.fiction.books == [s.books[0], s.books[1]])
     try s.context.save()
     #expect(s.context.hasChanges == false)
+    // The save takes it out: its context says it is gone, and it stays deleted.
+    #expect(book.context == nil && book.isDeleted)
+    #expect(!s.context.registeredObjects.contains(book))
+    #expect(s.context.object(with: book.objectID) == nil)
   }
 
   @Test func changedValues() throws {

@@ -19,7 +19,8 @@ struct UndoAfterSaveTests {
     s.context.processPendingChanges()
     try s.context.save()
     #expect(!s.context.registeredObjects.contains(book))
-    #expect(throws: ObjectGraphError.self) { try book.value(forKey: "pages") }
+    #expect(book.context == nil && book.isDeleted)
+    #expect(throws: ObjectGraphError.self) { try book.setValue([Page](), forKey: "pages") }
 
     try log.undo()
     #expect(s.context.registeredObjects.isSuperset(of: [book] + pages))

@@ -38,7 +38,7 @@ struct UndoRandomOperations {
 
   func live<T: ManagedObject>(_ type: T.Type) -> [T] {
     context.registeredObjects.compactMap { $0 as? T }.filter(\.isLive)
-      .sorted { $0.objectID.number < $1.objectID.number }
+      .sorted { $0.objectID.key < $1.objectID.key }
   }
 
   mutating func run(steps: Int) throws {

@@ -316,14 +316,14 @@ enum UndoGraphChange: String, CaseIterable, Sendable, CustomTestStringConvertibl
     let recorder = ChangeRecorder(context: world.context)
     try world.log.undo()
     let undone = recorder.take()
-    #expect(undone.contains(#"UndoBox#\#(box.objectID.number).label setting old="x" new="box 0""#))
+    #expect(undone.contains(#"UndoBox#\#(box.objectID.key).label setting old="x" new="box 0""#))
     #expect(
       undone.contains {
-        $0.hasPrefix("UndoBox#\(box.objectID.number).shelf setting old=UndoShelf#2 new=UndoShelf#1")
+        $0.hasPrefix("UndoBox#\(box.objectID.key).shelf setting old=UndoShelf#2 new=UndoShelf#1")
       }, "\(undone)")
     try world.log.redo()
     let redone = recorder.take()
-    #expect(redone.contains(#"UndoBox#\#(box.objectID.number).label setting old="box 0" new="x""#))
+    #expect(redone.contains(#"UndoBox#\#(box.objectID.key).label setting old="box 0" new="x""#))
     recorder.stop()
   }
 
@@ -341,16 +341,18 @@ enum UndoGraphChange: String, CaseIterable, Sendable, CustomTestStringConvertibl
     token.invalidate()
   }
 
-  @Test func stepsAreSmallAndHonest() throws {
+  @Test func stepsAreHonestAboutTheirSize() throws {
     let world = try UndoModel.world()
     world.boxes[0].weight = 1
     world.context.processPendingChanges()
     let scalar = world.log.byteSize
-    // An attribute set of a never-saved object is recorded as the compact scalar step.
-    #expect(scalar == MemoryLayout<AttributeStep>.size)
-    #expect(scalar <= 48)
+    // An attribute set is one value step holding one recorded change, in one allocation: the
+    // reference, the allocation's header, the store and the change.
+    #expect(
+      scalar == MemoryLayout<GraphUndoStep>.size + 16 + MemoryLayout<UUID>.size
+        + MemoryLayout<GraphUndoStep.Changes>.size)
     world.boxes[0].tags = [world.tags[3]]
     world.context.processPendingChanges()
-    #expect(world.log.byteSize > scalar + 4 * MemoryLayout<RecordedEdit>.stride)
+    #expect(world.log.byteSize > scalar + 4 * MemoryLayout<RecordedChange>.stride)
   }
 }

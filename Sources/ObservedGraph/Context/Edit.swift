@@ -1,103 +1,215 @@
-/// One change to one slot of one object, as the mutation path applies it, observers hear it and the
-/// undo log records its inverse.
+/// One change to one slot of one object, or of an object's membership in its context, as the
+/// mutation path applies it, observers hear it and the undo recorder records its inverse.
 ///
 /// A user-level change (set a relationship, insert into a to-many, delete an object) becomes a list
 /// of edits: the change itself and the inverse upkeep it causes on other objects. The list is worked
-/// out before anything changes; then all will-change notifications go out, all edits are applied,
-/// and all did-change notifications follow, so observers always see both sides in agreement.
-enum Edit {
-  /// An attribute or to-one relationship goes from `old` to `new`. `changes` is false when the two
-  /// are equal: observers still hear it, but nothing is tracked or recorded.
-  case set(ManagedObject, Property, old: Any?, new: Any?, changes: Bool)
-  /// Objects join a to-many relationship; for an ordered one at `indexes` (ascending, positions
-  /// after the change).
-  case insert(ManagedObject, Property, objects: [ManagedObject], indexes: [Int])
-  /// Objects leave a to-many relationship; for an ordered one from `indexes` (ascending, positions
-  /// before the change).
-  case remove(ManagedObject, Property, objects: [ManagedObject], indexes: [Int])
-  /// A to-many relationship's whole content is replaced (also used for reordering).
-  case replace(ManagedObject, Property, old: [ManagedObject], new: [ManagedObject])
+/// out before anything changes; then all will-change notifications go out, the undo step is
+/// recorded, all edits are applied, and all did-change notifications follow, so observers always see
+/// both sides in agreement.
+struct Edit {
+  /// The object changed.
+  let object: ManagedObject
+  /// The property changed; nil for a lifecycle change.
+  let property: Property?
+  /// What happens to it.
+  var change: Change
 
-  var object: ManagedObject {
+  enum Change {
+    /// An attribute or to-one relationship goes from `old` to `new` (held values: nil, the
+    /// attribute value, or the object).
+    case set(old: Any?, new: Any?)
+    /// Objects join a to-many relationship; for an ordered one at `indexes` (ascending, positions
+    /// after the change).
+    case insert(objects: [ManagedObject], indexes: [Int])
+    /// Objects leave a to-many relationship; for an ordered one from `indexes` (ascending,
+    /// positions before the change).
+    case remove(objects: [ManagedObject], indexes: [Int])
+    /// A to-many relationship's whole content is replaced: a setting (key-value coding's
+    /// whole-value set, delete rules emptying a relationship, manual brackets).
+    case replace(old: [ManagedObject], new: [ManagedObject])
+    /// The object joins or leaves the context, or its deletion is marked or taken back.
+    case lifecycle(LifecycleChange)
+  }
+
+  static func set(
+    _ object: ManagedObject, _ property: Property, old: consuming Any?, new: consuming Any?
+  ) -> Edit {
+    Edit(object: object, property: property, change: .set(old: old, new: new))
+  }
+
+  static func insert(
+    _ object: ManagedObject, _ property: Property, objects: [ManagedObject], indexes: [Int]
+  ) -> Edit {
+    Edit(object: object, property: property, change: .insert(objects: objects, indexes: indexes))
+  }
+
+  static func remove(
+    _ object: ManagedObject, _ property: Property, objects: [ManagedObject], indexes: [Int]
+  ) -> Edit {
+    Edit(object: object, property: property, change: .remove(objects: objects, indexes: indexes))
+  }
+
+  static func replace(
+    _ object: ManagedObject, _ property: Property, old: [ManagedObject], new: [ManagedObject]
+  ) -> Edit {
+    Edit(object: object, property: property, change: .replace(old: old, new: new))
+  }
+
+  static func lifecycle(_ object: ManagedObject, _ change: LifecycleChange) -> Edit {
+    Edit(object: object, property: nil, change: .lifecycle(change))
+  }
+}
+
+/// A change of an object's membership in its context.
+enum LifecycleChange: String, Codable, Sendable {
+  /// The object joins the context as inserted (first insert, or redo of it).
+  case insert
+  /// The object's insertion is taken back (undo of insert).
+  case uninsert
+  /// The object is marked deleted.
+  case delete
+  /// The object's deletion is taken back (undo of delete).
+  case undelete
+
+  var inverse: LifecycleChange {
     switch self {
-    case .set(let object, _, _, _, _), .insert(let object, _, _, _), .remove(let object, _, _, _),
-      .replace(let object, _, _, _):
-      return object
+    case .insert: return .uninsert
+    case .uninsert: return .insert
+    case .delete: return .undelete
+    case .undelete: return .delete
     }
   }
 
-  var property: Property {
-    switch self {
-    case .set(_, let property, _, _, _), .insert(_, let property, _, _),
-      .remove(_, let property, _, _), .replace(_, let property, _, _):
-      return property
+  /// Whether the change takes the object out of the live graph.
+  var removesObject: Bool { self == .uninsert || self == .delete }
+}
+
+/// An edit as the mutation path carries it through its phases.
+struct PlannedEdit {
+  var edit: Edit
+  /// Whether applying it changes anything. An edit that does not (a set of an equal value) is still
+  /// announced to observers, but nothing is tracked or recorded for it.
+  var changes: Bool
+  /// Whether storage already holds the new value (a manual will/did bracket around primitive sets).
+  var isApplied = false
+  /// Whether observers of a manual-only key hear it (manual brackets always notify).
+  var isManual = false
+  /// Whether undo or redo makes the edit: the object is restored (see
+  /// ``ManagedObject/awake(fromSnapshotEvents:)``).
+  var isReplay = false
+  /// The parts only brackets and undo use, kept out of line so that the common edit copies cheaply
+  /// (benchmark row "typed attribute set").
+  private var extras: Extras?
+
+  private final class Extras {
+    var original: Any?? = nil
+    var restoring: SlotTracking?
+  }
+
+  init(_ edit: consuming Edit, changes: Bool = true) {
+    self.edit = edit
+    self.changes = changes
+  }
+
+  var object: ManagedObject { edit.object }
+  var property: Property? { edit.property }
+
+  /// The committed value to keep if this is the slot's first change since the last save, when
+  /// storage no longer holds it (a bracket: the value at its outermost open).
+  var original: Any?? {
+    get { extras?.original ?? nil }
+    set {
+      if extras == nil { extras = Extras() }
+      extras!.original = newValue
     }
   }
 
-  /// The edit that takes this one back.
-  var inverse: Edit {
-    switch self {
-    case .set(let object, let property, let old, let new, let changes):
-      return .set(object, property, old: new, new: old, changes: changes)
-    case .insert(let object, let property, let objects, let indexes):
-      return .remove(object, property, objects: objects, indexes: indexes)
-    case .remove(let object, let property, let objects, let indexes):
-      return .insert(object, property, objects: objects, indexes: indexes)
-    case .replace(let object, let property, let old, let new):
-      return .replace(object, property, old: new, new: old)
-    }
-  }
-
-  /// Whether applying the edit changes storage.
-  var changes: Bool {
-    switch self {
-    case .set(_, _, _, _, let changes): return changes
-    case .insert(_, _, let objects, _), .remove(_, _, let objects, _): return !objects.isEmpty
-    case .replace(_, let property, let old, let new):
-      guard old.count == new.count else { return true }
-      if property.isOrdered { return zip(old, new).contains { $0 !== $1 } }
-      return Set(old.map(ObjectIdentifier.init)) != Set(new.map(ObjectIdentifier.init))
+  /// For undo and redo: the tracking state the slot had before the change being taken back.
+  var restoring: SlotTracking? {
+    get { extras?.restoring }
+    set {
+      if extras == nil { extras = Extras() }
+      extras!.restoring = newValue
     }
   }
 }
 
-/// The edits of one user-level change, being worked out. Removals from the same relationship of the
-/// same object merge into one edit, so each edit's indexes describe the state before the change.
-struct EditPlan {
-  var edits: [Edit] = []
-  private var removals: [RemovalKey: Int] = [:]
+/// Identifies one slot of one object: brackets, plans and replays key their bookkeeping by it.
+struct SlotKey: Hashable {
+  let object: ObjectIdentifier
+  let slot: Int
 
-  private struct RemovalKey: Hashable {
-    let object: ObjectIdentifier
-    let slot: Int
+  init(_ object: ManagedObject, _ slot: Int) {
+    self.object = ObjectIdentifier(object)
+    self.slot = slot
+  }
+}
+
+/// The edits of one change, in the order they are applied, as the phases of the mutation path
+/// read them. The phases are generic over it so that the plan of a single edit (``SingleEdit``,
+/// every attribute set) is a plain struct read in place, while changes with several edits use an
+/// ``EditList`` (benchmark row "typed attribute set"): the same phase code, specialized.
+protocol EditSequence {
+  var count: Int { get }
+  subscript(position: Int) -> PlannedEdit { get }
+}
+
+/// The plan of a change of one slot: one edit, stored in place.
+struct SingleEdit: EditSequence {
+  var edit: PlannedEdit
+
+  init(_ edit: consuming PlannedEdit) { self.edit = edit }
+
+  var count: Int { 1 }
+
+  subscript(position: Int) -> PlannedEdit {
+    _read { yield edit }
+  }
+}
+
+/// The plan of a change of several slots (or of none).
+struct EditList: EditSequence {
+  private var edits: [PlannedEdit] = []
+
+  init() {}
+
+  init(_ edit: PlannedEdit) { edits = [edit] }
+
+  var count: Int { edits.count }
+  var isEmpty: Bool { edits.isEmpty }
+
+  subscript(position: Int) -> PlannedEdit {
+    _read { yield edits[position] }
+    _modify { yield &edits[position] }
   }
 
-  mutating func append(_ edit: Edit) { edits.append(edit) }
-
-  /// Plans removing `member` from `owner`'s to-many `property`, merged with earlier removals there.
-  mutating func remove(_ member: ManagedObject, from owner: ManagedObject, _ property: Property) {
-    let key = RemovalKey(object: ObjectIdentifier(owner), slot: property.slot)
-    guard let position = removals[key] else {
-      removals[key] = edits.count
-      edits.append(.remove(owner, property, objects: [member], indexes: []))
-      return
-    }
-    guard case .remove(_, _, var objects, _) = edits[position] else { return }
-    guard !objects.contains(where: { $0 === member }) else { return }
-    objects.append(member)
-    edits[position] = .remove(owner, property, objects: objects, indexes: [])
+  mutating func append(_ edit: PlannedEdit) {
+    edits.append(edit)
   }
 
-  /// Fills in the indexes of ordered removals from the current (pre-change) state, ascending.
-  mutating func finish() {
-    for position in removals.values {
-      guard case .remove(let owner, let property, let objects, _) = edits[position] else {
-        continue
-      }
-      guard property.isOrdered, let collection = owner.collection(property) else { continue }
-      let sorted = objects.map { (collection.index(of: $0) ?? 0, $0) }.sorted { $0.0 < $1.0 }
-      edits[position] = .remove(
-        owner, property, objects: sorted.map(\.1), indexes: sorted.map(\.0))
+  /// Whether any edit satisfies `predicate`.
+  func contains(where predicate: (PlannedEdit) -> Bool) -> Bool {
+    edits.contains(where: predicate)
+  }
+}
+
+/// A small list keeping its first element inline: the deliveries of a single edit allocate
+/// nothing.
+struct InlineList<Element> {
+  private var head: Element?
+  private var tail: [Element] = []
+
+  init() {}
+
+  var count: Int { head == nil ? 0 : 1 + tail.count }
+
+  subscript(position: Int) -> Element {
+    _read {
+      if position == 0 { yield head! } else { yield tail[position - 1] }
     }
+  }
+
+  mutating func append(_ element: Element) {
+    if head == nil { head = element } else { tail.append(element) }
   }
 }

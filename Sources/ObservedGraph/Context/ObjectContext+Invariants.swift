@@ -1,54 +1,86 @@
 /// Internal consistency checks, run after every mutation in debug builds.
+///
+/// After each change, every part runs its own cheap check, and the objects the change touched are
+/// checked against the other side of each of their relationships; every 64 changes the whole graph
+/// is scanned. `OBSERVEDGRAPH_INVARIANTS` (defined for debug builds in Package.swift) turns them on.
 extension ObjectContext {
+  /// The checks after one change.
   @inline(__always)
-  func checkInvariants() {
+  func checkAfterMutation<Plan: EditSequence>(_ plan: Plan) {
+    #if OBSERVEDGRAPH_INVARIANTS
+      registry.checkAfterMutation()
+      tracker.checkAfterMutation()
+      center.checkAfterMutation()
+      recorder.checkInvariants()
+      if mutationsUntilFullCheck <= 0 {
+        mutationsUntilFullCheck = 64
+        checkGraph(registry.registeredObjects)
+      } else {
+        mutationsUntilFullCheck -= 1
+        checkGraph((0..<plan.count).map { plan[$0].object })
+      }
+    #endif
+  }
+
+  /// Every check, after a save.
+  @inline(__always)
+  func checkInvariantsFully() {
     #if OBSERVEDGRAPH_INVARIANTS
       _checkInvariants()
     #endif
   }
 
-  /// Traps with a message if the graph is inconsistent: a live object's relationship whose other
-  /// side does not point back, a deleted object that still has relationships, a registry entry that
-  /// disagrees with its object, or a dirty object that belongs to no context.
+  /// Traps with a message if the context is inconsistent: a live object's relationship whose other
+  /// side does not point back, an object held twice by a to-many relationship, a deleted object
+  /// that still has relationships, a registry entry that disagrees with its object, a dirty object
+  /// with nothing to save, a pending-news list out of order.
   ///
-  /// Called after each mutation in debug builds; tests call it directly.
+  /// Called after each change in debug builds (cheaply, with a full scan now and then); tests call
+  /// it directly.
   /// - Complexity: O(objects × relationship sizes).
   public func _checkInvariants() {
-    for (id, object) in registry {
-      precondition(object.objectID == id, "registry key \(id) holds \(object.objectID)")
-      precondition(
-        object.lifecycle == .registered, "\(object.shortDescription) registered but not live")
-      precondition(
-        object._context === self, "\(object.shortDescription) registered in another context")
+    registry.checkInvariants()
+    tracker.checkInvariants()
+    center.checkInvariants()
+    recorder.checkInvariants()
+    checkGraph(registry.registeredObjects)
+  }
+
+  /// Both sides of every relationship of `objects` agree. Faults (not loaded) are skipped, and so
+  /// are members that are faults.
+  private func checkGraph(_ objects: [ManagedObject]) {
+    for object in objects where object.lifecycle == .registered && !object.isFaultFlag {
+      precondition(object.link === link, "\(object.objectID) registered in another context")
       for property in object.entity.relationshipProperties {
         let members = object.members(property)
         if object.isDeletedFlag {
           // No-action rules may leave others pointing at a deleted object, never the reverse.
           precondition(
             members.isEmpty,
-            "deleted \(object.shortDescription).\(property.name) still holds \(members.count) objects"
-          )
+            "deleted \(object.objectID).\(property.name) still holds \(members.count) objects")
           continue
         }
-        if property.isToMany, let collection = object.collection(property) {
+        if property.isToMany {
           precondition(
-            Set(collection.items.map(ObjectIdentifier.init)).count == collection.count,
-            "\(object.shortDescription).\(property.name) holds an object twice")
+            Set(members.map(ObjectIdentifier.init)).count == members.count,
+            "\(object.objectID).\(property.name) holds an object twice")
+        }
+        for member in members where !member.isLive {
+          // Only a no-action rule on the other side leaves a pointer to a deleted object behind.
+          precondition(
+            member.link === link && (property.inverse?.deleteRule ?? .noAction) == .noAction,
+            "\(object.objectID).\(property.name) holds \(member.objectID), which is "
+              + (member.isDeletedFlag ? "deleted" : "not in the context (\(member.lifecycle))"))
         }
         guard let inverse = property.inverse else { continue }
-        for member in members where member.isLive {
+        for member in members where member.isLive && !member.isFaultFlag {
           let back = member.members(inverse).contains { $0 === object }
           precondition(
             back,
-            "\(object.shortDescription).\(property.name) holds \(member.shortDescription), but "
-              + "\(member.shortDescription).\(inverse.name) does not point back")
+            "\(object.objectID).\(property.name) holds \(member.objectID), but "
+              + "\(member.objectID).\(inverse.name) does not point back")
         }
       }
-    }
-    for object in dirty.values {
-      precondition(
-        object.lifecycle == .registered || object.lifecycle == .unregistered,
-        "dirty \(object.shortDescription) is \(object.lifecycle)")
     }
   }
 }

@@ -1,250 +1,216 @@
-/// The one mutation path. Every non-primitive change — typed setters, key-value coding, proxies,
-/// inverse upkeep, delete rules, undo and redo — ends in `perform(_:)` or its single-attribute fast
-/// path `setAttribute(_:_:_:)`: will-change notifications, storage, change tracking, undo recording,
-/// did-change notifications, in that order.
+/// The one mutation path.
+///
+/// Every observed change — typed sets, key-value coding, to-many proxies, manual brackets, insert,
+/// delete and its rules, undo and redo — is a ``Request`` that ``perform(_:)`` takes through the
+/// same phases:
+///
+/// 1. **plan** the edits (`makePlan`): the change and its inverse upkeep, steals, delete rules;
+/// 2. **announce** them (`announce`): Swift Observation's `willSet`, then prior observers;
+/// 3. if a prior observer changed the graph meanwhile, plan again (the plan may be stale);
+/// 4. **record** the undo step (``UndoRecorder``);
+/// 5. **apply**: store, track (``ChangeTracker``), queue the objects-did-change news
+///    (``ObserverCenter``), register or detach objects (``ObjectRegistry``);
+/// 6. **deliver**: Swift Observation's `didSet`, observers with old and new values, change
+///    recorders;
+/// 7. **check** the invariants (debug builds).
+///
+/// A participant with nothing to do skips itself with one test (no observer, no recorder, no undo
+/// log, no Swift Observation tracker): a case with less to do is the same code, never a copy. A
+/// manual bracket runs phase 2 at its outermost `willChangeValue` and phases 4–7 at its outermost
+/// `didChangeValue` (``complete(_:_:waitingForBrackets:)``), its storage changed in between by
+/// primitive sets.
 extension ObjectContext {
-  // MARK: Applying edits
-
-  /// Applies the edits of one user-level change.
-  func perform(_ edits: [Edit]) {
-    guard !edits.isEmpty else { return }
-    let delivery = willApply(edits)
-    recordUndo(of: edits)
-    for edit in edits { apply(edit) }
-    didApply(edits, delivery)
-    checkInvariants()
+  /// A change as asked for, before it is planned. Planning again (after a prior observer changed
+  /// the graph) starts from the request and the graph as it is then.
+  enum Request {
+    /// Set an attribute to a checked held value; `old` and `changes` were worked out by the caller
+    /// (the typed setter compares with the property's own `==`).
+    case attribute(ManagedObject, Property, old: Any?, new: Any?, changes: Bool)
+    /// Set a to-one relationship, keeping inverses.
+    case toOne(ManagedObject, Property, ManagedObject?)
+    /// Add objects to a to-many relationship (at an index when ordered); members named again are
+    /// moved there.
+    case insertMembers(ManagedObject, Property, [ManagedObject], at: Int?)
+    /// Remove objects from a to-many relationship.
+    case removeMembers(ManagedObject, Property, [ManagedObject])
+    /// Replace a to-many relationship's content, announced as one setting (key-value coding).
+    case replaceMembers(ManagedObject, Property, [ManagedObject])
+    /// Assign a to-many relationship's content, announced as its difference (typed setters and
+    /// moves).
+    case assignMembers(ManagedObject, Property, [ManagedObject])
+    /// Register a new object.
+    case insertObject(ManagedObject)
+    /// Delete one object: empty its relationships under their delete rules and mark it deleted.
+    case deleteObject(ManagedObject)
+    /// Undo or redo one recorded step.
+    case replay([RecordedChange])
   }
 
-  /// Stores one edit and tracks it (`perform` recorded the undo of all its edits before).
-  private func apply(_ edit: Edit) {
-    let object = edit.object
-    let property = edit.property
-    if edit.changes {
-      track(object, property, original: object.committedStorage(property))
-      notePending(object, property.slot)
+  /// Takes a change through every phase.
+  func perform(_ request: Request) {
+    if case .attribute(let object, let property, let old, let new, let changes) = request {
+      return performAttribute(object, property, old: old, new: new, changes: changes)
     }
-    store(edit)
+    run(makePlan(request, replanning: false)) { _ in makePlan(request, replanning: true) }
   }
 
-  /// Records an edit whose storage change was already made (a manual will/did bracket around
-  /// primitive sets): tracked with the bracket's old value, recorded for undo, and announced.
-  func performApplied(_ edit: Edit, _ delivery: Delivery?, original: Any?, asSetting: Bool) {
-    if edit.changes {
-      recordUndo(ofBracketed: edit)
-      track(edit.object, edit.property, original: original)
-      notePending(edit.object, edit.property.slot)
+  /// Takes an attribute set through every phase: a plan of one edit, held in place.
+  func performAttribute(
+    _ object: ManagedObject, _ property: Property, old: consuming Any?, new: consuming Any?,
+    changes: Bool
+  ) {
+    run(SingleEdit(PlannedEdit(.set(object, property, old: old, new: new), changes: changes))) {
+      plan in
+      guard case .set(let old, let new) = plan.edit.edit.change else { return EditList() }
+      return makePlan(
+        .attribute(object, property, old: old, new: new, changes: true), replanning: true)
     }
-    if asSetting {
-      didApplyBracket(edit, delivery)
-    } else {
-      didApply([edit], delivery)
+  }
+
+  /// Announces the plan and, unless a prior observer changed the graph meanwhile (then the plan
+  /// may be stale: it is planned again from the graph as it is now), completes it.
+  private func run<Plan: EditSequence>(_ plan: Plan, replan: (Plan) -> EditList) {
+    if attempt(plan) { return }
+    for _ in 1..<16 {
+      let next = replan(plan)
+      if next.isEmpty || attempt(next) { return }
     }
-    checkInvariants()
+    preconditionFailure(
+      "ObservedGraph: prior observers change the graph every time a change of "
+        + "\(plan[0].object.objectID) is announced")
+  }
+
+  /// Runs a plan's phases; false when a prior observer changed the graph during the announce
+  /// phase, so that nothing was applied and the links told were released.
+  private func attempt<Plan: EditSequence>(_ plan: Plan) -> Bool {
+    guard plan.count > 0 else { return true }
+    let before = generation
+    let delivery = announce(plan)
+    guard generation == before else {
+      delivery.cancel()
+      return false
+    }
+    complete(plan, delivery)
+    return true
+  }
+
+  /// The phases after the prior calls: record, apply, deliver, check.
+  ///
+  /// - Parameters:
+  ///   - plan: The edits.
+  ///   - delivery: What `announce` worked out.
+  ///   - waitingForBrackets: A manual bracket's change: its undo step waits for the other open
+  ///     brackets to close.
+  func complete<Plan: EditSequence>(
+    _ plan: Plan, _ delivery: Delivery, waitingForBrackets: Bool = false
+  ) {
+    if recorder.isRecording {
+      recorder.record(plan, in: self, waitingForBrackets: waitingForBrackets)
+    }
+    apply(plan)
+    deliver(plan, delivery)
+    checkAfterMutation(plan)
+  }
+
+  // MARK: Apply
+
+  /// Stores each edit, tracks it and queues its news; registers and detaches objects.
+  private func apply<Plan: EditSequence>(_ plan: Plan) {
+    generation &+= 1
+    // Undo and redo put a slot's tracking back only if the slot is still tracked as changed when
+    // its first edit in the plan applies; decided once per slot, so a slot edited twice in one
+    // step (a move: removal and insertion) is restored, not tracked anew by its second edit.
+    var decisions: [SlotKey: Bool] = [:]
+    for index in 0..<plan.count {
+      let object = plan[index].object
+      guard let property = plan[index].property else {
+        if case .lifecycle(let change) = plan[index].edit.change {
+          applyLifecycle(change, object, isReplay: plan[index].isReplay)
+        }
+        continue
+      }
+      if plan[index].changes {
+        let slot = property.slot
+        let restoring = plan[index].isReplay ? plan[index].restoring : nil
+        var restores = restoring != nil && object.changes.contains(slot)
+        if restoring != nil && plan.count > 1 {
+          let key = SlotKey(object, slot)
+          if let decided = decisions[key] { restores = decided } else { decisions[key] = restores }
+        }
+        if restores, let restoring {
+          tracker.restore(object, slot, to: restoring)
+        } else {
+          // A slot not tracked as changed any more was saved since: taking a change back is
+          // then a new change from the saved state, tracked as one.
+          tracker.track(object, slot) {
+            if plan[index].isApplied, let original = plan[index].original {
+              return property.snapshot(of: original)
+            }
+            return object.snapshotValue(property)
+          }
+        }
+        center.notePending(object, slot)
+      }
+      if !plan[index].isApplied { store(plan[index].edit) }
+      if plan[index].isReplay {
+        tracker.forgetIfClean(object)
+        recorder.noteRestored(object, .undoUpdate)
+      }
+    }
   }
 
   /// Changes storage only.
-  func store(_ edit: Edit) {
+  private func store(_ edit: Edit) {
+    guard let property = edit.property else { return }
     let object = edit.object
-    let property = edit.property
-    switch edit {
-    case .set(_, _, _, let new, _):
-      object.storage[property.slot] = new
-    case .insert(_, _, let objects, let indexes):
+    switch edit.change {
+    case .set(_, let new):
+      object.write(new, at: property.slot)
+    case .insert(let objects, let indexes):
       let collection = object.makeCollection(property)
       if indexes.isEmpty {
         for member in objects { collection.insert(member) }
       } else {
         for (member, index) in zip(objects, indexes) { collection.insert(member, at: index) }
       }
-    case .remove(_, _, let objects, _):
+    case .remove(let objects, _):
       guard let collection = object.collection(property) else { return }
       for member in objects where collection.contains(member) { collection.remove(member) }
-    case .replace(_, _, _, let new):
+    case .replace(_, let new):
       let collection = object.makeCollection(property)
       collection.removeAll()
       for member in new { collection.insert(member) }
+    case .lifecycle:
+      break
     }
   }
 
-  /// Marks `property` of `object` changed, remembering its committed value the first time.
-  func track(_ object: ManagedObject, _ property: Property, original: @autoclosure () -> Any?) {
-    let slot = property.slot
-    guard !object.changes.contains(slot) else { return }
-    if object.changes.isEmpty { noteDirty(object) }
-    if !object.isInsertedFlag {
-      object.changes.originals[slot] = original()
-    }
-    object.changes.insert(slot)
-  }
-
-  // MARK: Attributes
-
-  /// Sets a validated attribute value in storage form: the hot path of every attribute set.
-  func setAttribute(_ object: ManagedObject, _ property: Property, _ new: Any?) {
-    let old = object.storage[property.slot]
-    setAttribute(object, property, old: old, new: new, changes: property.differs(old, new))
-  }
-
-  /// Sets an attribute whose old value and change were already worked out.
-  ///
-  /// One attribute set is one edit of one slot, so it runs the phases of `perform` inline, without
-  /// the edit list and delivery arrays (benchmark rows "typed attribute set", "same with 1 observer
-  /// getting old+new", "same with undo recording on", "KVC set" and "undo, redo of 1M attribute
-  /// steps"): Swift Observation will-set and prior calls, undo recording, tracking, the store,
-  /// did-set and the observers' calls. Change recorders and sets on objects being deleted take
-  /// the general path.
-  func setAttribute(
-    _ object: ManagedObject, _ property: Property, old: Any?, new: Any?, changes: Bool
-  ) {
-    let log = undo.log
-    guard taps.isEmpty, log == nil || (!object.isDeletedFlag && undo.passedVictims == nil) else {
-      perform([.set(object, property, old: old, new: new, changes: changes)])
-      return
-    }
-    let slot = property.slot
-    let observation = object.swiftObservation
-    let observers = object.observers?.bySlot[slot]
-    let notify = observers != nil && object.entity.notifiesAutomatically[slot]
-    if let observation {
-      observation.registrar.willSet(object, keyPath: ManagedObject.observationKeyPath(slot))
-    }
-    if notify, let observers { announceSetting(to: observers, old: old, new: nil, isPrior: true) }
-    if changes {
-      if let log, log.isRegistrationEnabled {
-        recordUndo(ofOne: .set(object, property, old: old, new: new, changes: changes), in: log)
-      }
-      track(object, property, original: old)
-      notePending(object, slot)
-    }
-    object.storage[slot] = new
-    if let observation {
-      observation.registrar.didSet(object, keyPath: ManagedObject.observationKeyPath(slot))
-    }
-    if notify, let observers { announceSetting(to: observers, old: old, new: new, isPrior: false) }
-    checkInvariants()
-  }
-
-  // MARK: Relationships
-
-  /// Sets a to-one relationship, keeping inverses.
-  func setToOne(_ owner: ManagedObject, _ property: Property, _ new: ManagedObject?) {
-    let old = owner.toOne(property)
-    var plan = EditPlan()
-    plan.append(.set(owner, property, old: old, new: new, changes: old !== new))
-    if old !== new, let inverse = property.inverse {
-      if let old { planUnlink(&plan, old, inverse, from: owner) }
-      if let new { planLink(&plan, new, inverse, to: owner, via: property) }
-    }
-    plan.finish()
-    perform(plan.edits)
-  }
-
-  /// Adds objects to a to-many relationship (at `index` when ordered; at the end otherwise),
-  /// keeping inverses. Objects already in an ordered relationship are moved to the new place.
-  func insertObjects(
-    _ objects: [ManagedObject], into owner: ManagedObject, _ property: Property, at index: Int?
-  ) {
-    let current = owner.members(property)
-    if property.isOrdered, let index,
-      objects.contains(where: { owner.collection(property)?.contains($0) == true })
-    {
-      // Moving members: the result is a reordering plus additions; a setting of the whole list.
-      var list = current.filter { member in !objects.contains { $0 === member } }
-      let position = min(index, list.count)
-      list.insert(contentsOf: uniqued(objects), at: position)
-      replaceObjects(owner, property, with: list)
-      return
-    }
-    let collection = owner.collection(property)
-    let added = uniqued(objects).filter { collection?.contains($0) != true }
-    guard !added.isEmpty else { return }
-    var plan = EditPlan()
-    let start = property.isOrdered ? min(index ?? current.count, current.count) : 0
-    let indexes = property.isOrdered ? Array(start..<start + added.count) : []
-    plan.append(.insert(owner, property, objects: added, indexes: indexes))
-    if let inverse = property.inverse {
-      for member in added { planLink(&plan, member, inverse, to: owner, via: property) }
-    }
-    plan.finish()
-    perform(plan.edits)
-  }
-
-  /// Removes objects from a to-many relationship, keeping inverses. Non-members are ignored.
-  func removeObjects(_ objects: [ManagedObject], from owner: ManagedObject, _ property: Property) {
-    guard let collection = owner.collection(property) else { return }
-    let removed = uniqued(objects).filter { collection.contains($0) }
-    guard !removed.isEmpty else { return }
-    var plan = EditPlan()
-    for member in removed { plan.remove(member, from: owner, property) }
-    if let inverse = property.inverse {
-      for member in removed { planUnlink(&plan, member, inverse, from: owner) }
-    }
-    plan.finish()
-    perform(plan.edits)
-  }
-
-  /// Replaces the whole content of a to-many relationship, keeping inverses.
-  func replaceObjects(_ owner: ManagedObject, _ property: Property, with objects: [ManagedObject]) {
-    let old = owner.members(property)
-    let new = uniqued(objects)
-    var plan = EditPlan()
-    plan.append(.replace(owner, property, old: old, new: new))
-    if let inverse = property.inverse {
-      let newIDs = Set(new.map(ObjectIdentifier.init))
-      let oldIDs = Set(old.map(ObjectIdentifier.init))
-      for member in old where !newIDs.contains(ObjectIdentifier(member)) {
-        planUnlink(&plan, member, inverse, from: owner)
-      }
-      for member in new where !oldIDs.contains(ObjectIdentifier(member)) {
-        planLink(&plan, member, inverse, to: owner, via: property)
+  /// Registers, detaches or flags an object, and queues the news.
+  private func applyLifecycle(_ change: LifecycleChange, _ object: ManagedObject, isReplay: Bool) {
+    switch change {
+    case .insert:
+      registry.register(object)
+      object.isInsertedFlag = true
+      tracker.noteDirty(object)
+    case .uninsert:
+      registry.detach(object)
+      tracker.forget(object)
+    case .delete:
+      object.isDeletedFlag = true
+      tracker.noteDirty(object)
+    case .undelete:
+      object.isDeletedFlag = false
+      if object.lifecycle == .detached {
+        // Deleted and saved: the store no longer has it, so it comes back as a new insert.
+        registry.register(object)
+        object.isInsertedFlag = true
+        tracker.noteDirty(object)
       }
     }
-    plan.finish()
-    perform(plan.edits)
-  }
-
-  /// Plans making `target`'s `inverse` point at (or contain) `owner`, taking `target` away from the
-  /// owner it had before ("stealing").
-  private func planLink(
-    _ plan: inout EditPlan, _ target: ManagedObject, _ inverse: Property,
-    to owner: ManagedObject, via property: Property
-  ) {
-    guard target.isLive, !(target === owner && inverse === property) else { return }
-    if inverse.isToMany {
-      let count = target.collection(inverse)?.count ?? 0
-      guard target.collection(inverse)?.contains(owner) != true else { return }
-      plan.append(
-        .insert(target, inverse, objects: [owner], indexes: inverse.isOrdered ? [count] : []))
-      return
+    center.notePending(change, object)
+    if isReplay {
+      tracker.forgetIfClean(object)
+      recorder.noteRestored(object, change.removesObject ? .undoInsertion : .undoDeletion)
     }
-    let previous = target.toOne(inverse)
-    guard previous !== owner else { return }
-    if let previous, previous.isLive {
-      if property.isToMany {
-        plan.remove(target, from: previous, property)
-      } else {
-        plan.append(.set(previous, property, old: target, new: nil, changes: true))
-      }
-    }
-    plan.append(.set(target, inverse, old: previous, new: owner, changes: true))
-  }
-
-  /// Plans removing `owner` from `target`'s `inverse`.
-  private func planUnlink(
-    _ plan: inout EditPlan, _ target: ManagedObject, _ inverse: Property, from owner: ManagedObject
-  ) {
-    guard target.isLive else { return }
-    if inverse.isToMany {
-      if target.collection(inverse)?.contains(owner) == true {
-        plan.remove(owner, from: target, inverse)
-      }
-    } else if target.toOne(inverse) === owner {
-      plan.append(.set(target, inverse, old: owner, new: nil, changes: true))
-    }
-  }
-
-  private func uniqued(_ objects: [ManagedObject]) -> [ManagedObject] {
-    var seen = Set<ObjectIdentifier>()
-    return objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
   }
 }

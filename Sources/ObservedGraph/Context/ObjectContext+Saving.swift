@@ -2,10 +2,11 @@
 extension ObjectContext {
   /// Posts pending changes (``processPendingChanges()``), then validates and commits every change:
   /// inserted objects become saved objects, changed values become committed values, and deleted
-  /// objects leave the context.
+  /// objects leave the context (their ``ManagedObject/context`` becomes nil).
   ///
-  /// The context keeps its objects in memory; persistent stores arrive with the store issue. Nothing
-  /// to save is a successful no-op.
+  /// The context keeps its objects in memory; persistent stores arrive with the store work. Nothing
+  /// to save is a successful no-op. The undo history stays: undoing a delete after the save brings
+  /// the object back as a new insert.
   ///
   /// ```swift
   /// try context.save()
@@ -18,7 +19,8 @@ extension ObjectContext {
     processPendingChanges()
     var errors: [ObjectGraphError] = []
     // Sorted so that the combined error lists objects in insertion order on every run.
-    for object in dirty.values.sorted(by: { $0.objectID.number < $1.objectID.number }) {
+    let dirty = tracker.dirty.values.filter { $0.lifecycle == .registered }
+    for object in dirty.sorted(by: { $0.objectID.key < $1.objectID.key }) {
       do {
         if object.isInserted {
           try object.validateForInsert()
@@ -30,36 +32,31 @@ extension ObjectContext {
       }
     }
     if let error = ObjectGraphError.combining(errors) { throw error }
-    for object in dirty.values {
-      object.isInsertedFlag = false
-      object.changes.removeAll()
-      if object.isDeletedFlag {
-        // A saved delete: the object leaves the context for good (it stays in `limbo` only so that
-        // it can be invalidated with the context).
-        registry[object.objectID] = nil
-        object.lifecycle = .unregistered
-        limbo[ObjectIdentifier(object)] = object
-      }
+    for object in tracker.commit() where object.lifecycle == .registered {
+      // A saved delete: the object leaves the context; undo can still bring it back.
+      registry.detach(object)
     }
-    dirty.removeAll()
-    checkInvariants()
+    checkInvariantsFully()
   }
 
-  /// Forgets every object: each becomes invalid (using it throws
-  /// ``ObjectGraphError/Kind/invalidObject``), and the context is empty.
+  /// The changes the next save writes: inserted objects, updated ones with their changed
+  /// persistent keys, and deleted ones that were saved before.
+  var pendingChangeSet: ChangeSet { tracker.changeSet() }
+
+  /// Forgets every object: each becomes invalid (changing it throws
+  /// ``ObjectGraphError/Kind/invalidObject``; reading it gives its last attribute values), the
+  /// context is empty, and its undo log is emptied.
   ///
   /// ```swift
   /// context.reset()
   /// #expect(context.registeredObjects.isEmpty)
   /// ```
   public func reset() {
-    for object in registry.values { object.invalidate() }
-    for object in limbo.values { object.invalidate() }
-    registry.removeAll()
-    limbo.removeAll()
-    dirty.removeAll()
+    registry.invalidateAll()
+    tracker.discardAll()
+    center.discardPending()
     brackets.removeAll()
-    didReset()
+    recorder.didReset()
   }
 }
 
@@ -70,7 +67,7 @@ extension ManagedObject {
     var errors: [ObjectGraphError] = []
     for property in entity.properties {
       if let attribute = property.attribute {
-        if !attribute.isOptional && storage[property.slot] == nil {
+        if !attribute.isOptional && read(property.slot, tracking: false) == nil {
           errors.append(missing(property))
         }
         continue
@@ -106,7 +103,7 @@ extension ManagedObject {
   private func missing(_ property: Property) -> ObjectGraphError {
     ObjectGraphError(
       .missingValue, entity: entity.name, key: property.name, value: "nil",
-      reason: "\(shortDescription) has no value for non-optional '\(property.name)'")
+      reason: "\(objectID) has no value for non-optional '\(property.name)'")
   }
 }
 

@@ -1,10 +1,13 @@
+import Foundation
 import UndoLog
 
 /// The scratchpad that owns a graph of managed objects: it inserts and deletes them, keeps both
-/// sides of every relationship in step, tracks what changed, and records undo steps.
+/// sides of every relationship in step, tracks what changed, tells observers, and records undo
+/// steps.
 ///
 /// A context and its objects live in one isolation domain (a context is not `Sendable`); any number
-/// of contexts can share an ``ObjectModel``.
+/// of contexts can share an ``ObjectModel``. Without a persistent store, a context has an
+/// in-memory store of its own: its objects' ``ObjectID``s name that store.
 ///
 /// ```swift
 /// let context = ObjectContext(model: model)
@@ -13,44 +16,60 @@ import UndoLog
 /// book.category = fiction          // fiction.books now contains book
 /// try context.delete(fiction)      // delete rules run now
 /// ```
+///
+/// A context is made of owned parts, each with its own invariant checks: the object registry
+/// (identifiers, which objects are held strongly), the change tracker (what a save writes), the
+/// observer center (who listens) and the undo recorder (steps into the ``undoLog``). Every change
+/// goes through one mutation path; see Docs/Architecture.md.
 public final class ObjectContext {
   /// The model the context's objects follow.
   public let model: ObjectModel
-  let number: UInt64
-  private var lastObjectNumber: UInt64 = 0
-  var registry: [ObjectID: ManagedObject] = [:]
-  /// Objects whose insertion was undone: kept so that they can be invalidated with the context.
-  var limbo: [ObjectIdentifier: ManagedObject] = [:]
-  /// Objects inserted, deleted or changed since the last save.
-  var dirty: [ObjectIdentifier: ManagedObject] = [:]
+  /// The link every object of the context holds; cleared when the context goes away.
+  let link: ContextLink
+  /// Objects by identifier.
+  let registry: ObjectRegistry
+  /// Unsaved changes.
+  let tracker = ChangeTracker()
+  /// Observers, change recorders and objects-did-change subscribers.
+  let center = ObserverCenter()
+  /// Undo steps.
+  let recorder: UndoRecorder
   /// Open manual will/did brackets.
-  var brackets: [BracketKey: Bracket] = [:]
-  /// The undo log (public as ``undoLog``) and the state of its replay; see ObjectContext+Undo.swift.
-  var undo = UndoState()
-  /// Registered observers (user and internal); zero means the mutation path skips all delivery.
-  var observerCount = 0
-  /// Context-wide listeners of every change (change recorders).
-  var taps: [Tap] = []
-  /// Objects with news for the next objects-did-change event, in the order they got it.
-  var pendingObjects: [ManagedObject] = []
-  /// Subscribers of objects-did-change events.
-  var didChangeSubscribers: [Subscriber] = []
-  var nextSubscriberID = 0
-  /// Streams made by `objectsDidChange`, finished when the context goes away.
-  var streamContinuations: [AsyncStream<ObjectsDidChange>.Continuation] = []
+  var brackets = BracketTable()
+  /// Counts writes to any object's storage: the mutation path plans again when an observer's prior
+  /// call changed the graph between planning and applying.
+  var generation: UInt64 = 0
+  /// Where faults get their values (a store's loader); nil without one.
+  var loader: (any ObjectLoader)? {
+    didSet {
+      registry.retainsObjects = loader == nil
+      if let loader { registry.reserve(upTo: loader.largestKey) }
+    }
+  }
+  #if OBSERVEDGRAPH_INVARIANTS
+    var mutationsUntilFullCheck = 0
+  #endif
 
-  /// Creates an empty context for a model.
+  /// Creates an empty context for a model, with an in-memory store of its own.
   ///
+  /// ```swift
+  /// let context = ObjectContext(model: model)
+  /// ```
   /// - Parameter model: The model its objects follow.
   public init(model: ObjectModel) {
     self.model = model
-    self.number = ContextNumbers.next()
+    let store = UUID()
+    self.registry = ObjectRegistry(storeIdentifier: store)
+    self.recorder = UndoRecorder(storeIdentifier: store)
+    self.link = ContextLink(nil)
+    link.context = self
   }
 
   deinit {
-    for object in registry.values { object.invalidate() }
-    for object in limbo.values { object.invalidate() }
-    for continuation in streamContinuations { continuation.finish() }
+    recorder.attach(nil, to: self)
+    link.context = nil
+    registry.invalidateAll()
+    center.finishStreams()
   }
 
   // MARK: Inserting
@@ -70,7 +89,9 @@ public final class ObjectContext {
   @discardableResult
   public func insert<Object: ManagedObject>(_ type: Object.Type) -> Object {
     guard let entity = model.entity(for: type) else {
-      preconditionFailure("ObservedGraph: \(type) is not part of the model \(model)")
+      preconditionFailure(
+        "ObservedGraph: \(type) is not the class of exactly one entity of the model \(model); "
+          + "use insertObject(forEntityName:)")
     }
     do {
       return unsafeDowncast(try insertObject(of: entity), to: Object.self)
@@ -93,7 +114,7 @@ public final class ObjectContext {
     guard let entity = model.entity(named: entityName) else {
       throw ObjectGraphError(
         .unknownEntity, entity: entityName, value: entityName,
-        reason: "the model has no entity named \(entityName)")
+        reason: "the model has no entity named \(ObjectGraphError.shorten(entityName))")
     }
     return try insertObject(of: entity)
   }
@@ -105,74 +126,113 @@ public final class ObjectContext {
         reason: "\(entity.name) is abstract; insert one of its sub-entities "
           + "(\(entity.subentities.map(\.name).joined(separator: ", ")))")
     }
-    lastObjectNumber += 1
-    let object = entity.objectClass.init(
-      ObjectBootstrap(entity: entity, context: self, number: lastObjectNumber))
-    applyLifecycle(.insert, to: object)
+    let object = makeObject(entity, registry.newID(for: entity))
+    perform(.insertObject(object))
     object.awakeFromInsert()
-    checkInvariants()
+    return object
+  }
+
+  /// A new instance for an identifier, not yet registered.
+  func makeObject(_ entity: EntityDescription, _ id: ObjectID) -> ManagedObject {
+    let object = entity.objectClass.init(ObjectBootstrap(entity: entity, link: link, id: id))
+    object.lifecycle = .detached
     return object
   }
 
   // MARK: Looking up
 
-  /// The registered object with the identifier, or nil.
+  /// The object with the identifier: a registered object (live, or deleted and not yet saved), or
+  /// — when the context has a store that may hold it — a fault whose values load on first use.
+  /// Nil for an identifier of another store, of an entity the model does not have, or of an object
+  /// that left the context.
   ///
+  /// ```swift
+  /// let id = book.objectID
+  /// #expect(context.object(with: id) === book)
+  /// ```
   /// - Parameter id: An object identifier.
-  /// - Returns: The object, if this context has it and its insertion was not undone.
+  /// - Returns: The object, or nil.
   public func object(with id: ObjectID) -> ManagedObject? {
-    registry[id].flatMap { $0.isDeletedFlag && $0.isInsertedFlag ? nil : $0 }
+    if let object = registry.object(for: id) { return object }
+    return fault(for: id)
   }
 
-  /// Every object the context has, including deleted ones not yet saved (but not objects inserted
-  /// and deleted since the last save: those are simply gone).
-  public var registeredObjects: Set<ManagedObject> {
-    Set(registry.values.filter { !($0.isDeletedFlag && $0.isInsertedFlag) })
+  /// The object with the identifier, loaded: like ``object(with:)``, but a fault is fulfilled
+  /// before it is returned, so a missing object throws here instead of failing on first use.
+  ///
+  /// ```swift
+  /// let book = try context.existingObject(with: savedID)
+  /// ```
+  /// - Parameter id: An object identifier.
+  /// - Returns: The object, its values loaded.
+  /// - Throws: ``ObjectGraphError/Kind/otherStore`` for an identifier of another store;
+  ///   ``ObjectGraphError/Kind/deletedObject`` for an object whose deletion was saved or whose
+  ///   insertion was undone; ``ObjectGraphError/Kind/objectNotFound`` when no such object exists.
+  public func existingObject(with id: ObjectID) throws -> ManagedObject {
+    guard id.storeIdentifier == registry.storeIdentifier else {
+      throw ObjectGraphError(
+        .otherStore, entity: id.entityName, value: id.description,
+        reason: "\(id) belongs to store \(id.storeIdentifier), not to this context's store "
+          + "\(registry.storeIdentifier)")
+    }
+    if let object = registry.anyObject(for: id), object.lifecycle == .detached {
+      throw ObjectGraphError(
+        .deletedObject, entity: id.entityName, value: id.description,
+        reason: "\(id) is not in the context any more (its deletion was saved, or its insertion "
+          + "undone)")
+    }
+    guard let object = object(with: id) else {
+      throw ObjectGraphError(
+        .objectNotFound, entity: id.entityName, value: id.description,
+        reason: "no object \(id) exists in this context or its store")
+    }
+    try fulfilFault(of: object)
+    return object
   }
+
+  /// Every object the context has: inserted, changed, unchanged, faults, and deleted ones until
+  /// the next save.
+  public var registeredObjects: Set<ManagedObject> { Set(registry.registeredObjects) }
 
   /// Objects inserted since the last save and not deleted.
   public var insertedObjects: Set<ManagedObject> {
-    Set(dirty.values.filter { $0.isInserted })
+    Set(tracker.dirty.values.filter { $0.isInserted })
   }
 
   /// Saved objects changed since the last save and not deleted.
   public var updatedObjects: Set<ManagedObject> {
-    Set(dirty.values.filter { $0.isUpdated })
+    Set(tracker.dirty.values.filter { $0.isUpdated })
   }
 
-  /// Saved objects deleted since the last save.
+  /// Saved objects deleted since the last save: what the next save removes from the store.
+  /// Objects inserted and deleted since the last save are deleted (``ManagedObject/isDeleted``)
+  /// but not listed here: the store never had them.
   public var deletedObjects: Set<ManagedObject> {
-    Set(dirty.values.filter { $0.isDeleted })
+    Set(tracker.dirty.values.filter { $0.isDeleted && !$0.isInsertedFlag })
   }
 
-  /// Whether anything was inserted, changed or deleted since the last save.
-  public var hasChanges: Bool { dirty.values.contains { $0.hasChanges } }
+  /// Whether a save would write anything: an object was inserted, changed or deleted since the
+  /// last save.
+  public var hasChanges: Bool { tracker.dirty.values.contains { $0.hasChanges } }
 
-  // MARK: Objects
+  // MARK: Checks
 
+  /// Whether the object belongs to this context and is registered or waiting for a redo.
+  func owns(_ object: ManagedObject) -> Bool {
+    object.link === link && (object.lifecycle == .registered || object.lifecycle == .detached)
+  }
+
+  /// Throws unless the object may be changed through this context: registered here, not deleted.
   func checkUsable(_ object: ManagedObject, key: String? = nil) throws {
-    switch object.lifecycle {
-    case .registered where object._context === self:
-      return
-    case .registered, .unregistered:
-      if object._context !== self {
-        throw ObjectGraphError(
-          .otherContext, entity: object.entity.name, key: key, value: object.shortDescription,
-          reason: "\(object.shortDescription) belongs to another context")
-      }
+    if object.lifecycle == .registered && object.link === link {
+      guard object.isDeletedFlag else { return }
       throw ObjectGraphError(
-        .deletedObject, entity: object.entity.name, key: key, value: object.shortDescription,
-        reason: "\(object.shortDescription) is not in the context any more (it was deleted and the "
-          + "context saved, or its insertion was undone)")
-    case .invalid, .prototype:
-      throw ObjectGraphError(
-        .invalidObject, entity: object.entity.name, key: key, value: object.shortDescription,
-        reason:
-          "\(object.shortDescription) no longer belongs to a context (it was reset or released)")
+        .deletedObject, entity: object.entity.name, key: key, value: object.objectID.description,
+        reason: "\(object.objectID) was deleted; a deleted object cannot be changed or related")
     }
-  }
-
-  func noteDirty(_ object: ManagedObject) {
-    dirty[ObjectIdentifier(object)] = object
+    try object.checkChangeable(key: key)
+    throw ObjectGraphError(
+      .otherContext, entity: object.entity.name, key: key, value: object.objectID.description,
+      reason: "\(object.objectID) belongs to another context")
   }
 }

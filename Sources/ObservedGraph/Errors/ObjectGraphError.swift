@@ -18,9 +18,10 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
     enum Code: String, Sendable {
       case duplicateEntity, unknownParent, inheritanceCycle, duplicateProperty, unknownDestination
       case missingInverse, unknownInverse, inverseNotRelationship, inverseWrongEntity
-      case inverseMismatch, invalidDefault, invalidClass
+      case inverseMismatch, invalidDefault, invalidClass, invalidName, invalidCount, unknownType
       case unknownEntity, abstractEntity, unknownKey, wrongType, nilNotAllowed, wrongEntity
       case otherContext, deletedObject, invalidObject, notToMany, indexOutOfRange
+      case objectNotFound, otherStore
       case deleteDenied, missingValue, tooFewObjects, tooManyObjects, multipleErrors
     }
     let code: Code
@@ -32,9 +33,9 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   public let kind: Kind
   /// The name of the entity involved.
   public let entity: String
-  /// The key (property name or key path) involved, if any.
+  /// The key (property name or key path) involved, if any; a very long key is shortened.
   public let key: String?
-  /// A description of the offending value, if any.
+  /// A description of the offending value, if any, shortened to a readable length.
   public let value: String?
   /// A sentence explaining the error.
   public let reason: String
@@ -65,23 +66,41 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   ) {
     self.kind = Kind(code: code)
     self.entity = entity
-    self.key = key
-    self.value = value
-    self.reason = reason
+    self.key = key.map(Self.shorten)
+    self.value = value.map(Self.shorten)
+    self.reason =
+      reason.count > Self.reasonLength
+      ? "\(reason.prefix(Self.reasonLength))… (\(reason.count) characters)" : reason
     self.underlying = underlying
   }
 
-  /// `Entity.key: reason`.
+  /// `Entity.key: reason`, the prefix said once: a reason that already begins with the entity
+  /// (and key) is not prefixed again. Keys and values in messages are shortened to a readable
+  /// length.
   public var description: String {
-    "\(entity)\(key.map { ".\($0)" } ?? ""): \(reason)"
+    var prefix = entity
+    if let key { prefix += (prefix.isEmpty ? "" : ".") + Self.shorten(key) }
+    guard !prefix.isEmpty, !reason.hasPrefix(prefix) else { return reason }
+    return "\(prefix): \(reason)"
   }
 
-  /// Describes a value for an error message: `"Dune" (String)`, `nil`, or `<Book 3>`.
+  /// The longest text an error message quotes of a key or a value.
+  static let quotedLength = 120
+  /// The longest reason kept; a longer one (it quotes something huge) is cut.
+  static let reasonLength = 2000
+
+  /// `text`, or its first ``quotedLength`` characters followed by how long it was.
+  static func shorten(_ text: String) -> String {
+    guard text.count > quotedLength else { return text }
+    return "\(text.prefix(quotedLength))… (\(text.count) characters)"
+  }
+
+  /// Describes a value for an error message, shortened: `"Dune" (String)`, `nil`, or `Book#3`.
   static func describe(_ value: Any?) -> String {
     guard let value else { return "nil" }
-    if let object = value as? ManagedObject { return object.shortDescription }
-    if let text = value as? String { return "\"\(text)\" (String)" }
-    return "\(value) (\(type(of: value)))"
+    if let object = value as? ManagedObject { return object.objectID.description }
+    if let text = value as? String { return "\"\(shorten(text))\" (String)" }
+    return "\(shorten(String(describing: value))) (\(type(of: value)))"
   }
 }
 
@@ -108,8 +127,15 @@ extension ObjectGraphError.Kind {
   public static let inverseMismatch = Self(code: .inverseMismatch)
   /// An attribute's default value is not of the attribute's type, or nil for a non-optional one.
   public static let invalidDefault = Self(code: .invalidDefault)
-  /// A class given to the model cannot describe an entity (for example a non-`ManagedObject` type).
+  /// A class given to the model cannot describe its entity: its property wrappers disagree with
+  /// the entity's properties, or a sub-entity's class does not inherit from its parent's.
   public static let invalidClass = Self(code: .invalidClass)
+  /// An entity or property name is empty, or contains `.` or `/`.
+  public static let invalidName = Self(code: .invalidName)
+  /// A relationship's minimum or maximum count is negative, or the minimum exceeds the maximum.
+  public static let invalidCount = Self(code: .invalidCount)
+  /// No attribute type has the given name.
+  public static let unknownType = Self(code: .unknownType)
   /// No entity has the given name.
   public static let unknownEntity = Self(code: .unknownEntity)
   /// The entity is abstract and cannot be inserted.
@@ -132,6 +158,11 @@ extension ObjectGraphError.Kind {
   public static let notToMany = Self(code: .notToMany)
   /// An index was outside an ordered relationship's bounds.
   public static let indexOutOfRange = Self(code: .indexOutOfRange)
+  /// No object has the identifier: the context does not know it and its store (or loader) has no
+  /// such object, so a fault of it cannot be fulfilled.
+  public static let objectNotFound = Self(code: .objectNotFound)
+  /// The identifier names an object of another store than the context's.
+  public static let otherStore = Self(code: .otherStore)
   /// A deny delete rule refused the delete.
   public static let deleteDenied = Self(code: .deleteDenied)
   /// A non-optional property has no value.

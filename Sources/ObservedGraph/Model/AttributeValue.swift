@@ -3,56 +3,52 @@ import Foundation
 /// A Swift type that can be the value of an ``Attribute`` property.
 ///
 /// The library conforms `String`, `Bool`, the integer and floating-point types, `Decimal`, `Date`,
-/// `Data`, `UUID`, `URL` and `Optional` of any of them. Conform your own `Codable` types through
-/// ``TransformableValue``.
+/// `Data`, `UUID`, `URL`, arrays, sets and dictionaries of attribute values (`[String]`,
+/// `Set<Int>`, `[String: Double]`, `[Dimensions]`, …), and `Optional` of any of them. Conform your own `Codable` types through ``TransformableValue``. The one requirement
+/// names the ``AttributeType``, which converts values to and from ``StoredValue``.
 ///
 /// ```swift
 /// final class Book: ManagedObject {
 ///   @Attribute var title: String = ""
 ///   @Attribute var subtitle: String? = nil
+///   @Attribute var keywords: [String] = []
 /// }
 /// ```
 public protocol AttributeValue: Hashable, Sendable {
   /// The attribute type a property of this Swift type has in the model.
+  ///
+  /// ```swift
+  /// Int16.attributeType   // .int16
+  /// ```
   static var attributeType: AttributeType { get }
-  /// Whether nil is a valid value (true for `Optional`).
-  static var isOptionalValue: Bool { get }
-  /// Converts stored storage to a value of this type; the storage was validated on the way in.
-  static func _fromStorage(_ storage: Any?) -> Self
-  /// This value in storage form: nil for an empty optional.
-  var _storage: (any Sendable)? { get }
+}
+
+/// Marks `Optional` attribute values: the model makes their attributes optional.
+protocol OptionalAttributeValue {
+  /// The wrapped value, or nil.
+  var wrappedValue: (any Sendable)? { get }
+}
+
+extension Optional: OptionalAttributeValue where Wrapped: AttributeValue {
+  var wrappedValue: (any Sendable)? { self.map { $0 } }
 }
 
 extension AttributeValue {
-  /// Non-optional types do not accept nil.
-  public static var isOptionalValue: Bool { false }
-  /// Reads a stored value of exactly this type.
-  public static func _fromStorage(_ storage: Any?) -> Self {
-    guard let value = storage as? Self else {
-      preconditionFailure(
-        "ObservedGraph: stored value \(String(describing: storage)) is not \(Self.self)")
-    }
-    return value
-  }
-  /// The value itself.
-  public var _storage: (any Sendable)? { self }
+  /// Whether nil is a valid value of this type (true for `Optional`).
+  static var isOptionalValue: Bool { Self.self is any OptionalAttributeValue.Type }
 }
 
 extension Optional: AttributeValue where Wrapped: AttributeValue {
-  /// The wrapped type's attribute type.
+  /// The wrapped type's attribute type; the attribute is optional.
+  ///
+  /// ```swift
+  /// String?.attributeType   // .string
+  /// ```
   public static var attributeType: AttributeType { Wrapped.attributeType }
-  /// Optionals accept nil.
-  public static var isOptionalValue: Bool { true }
-  /// Reads nil or a wrapped value.
-  public static func _fromStorage(_ storage: Any?) -> Self {
-    guard let storage else { return nil }
-    return Wrapped._fromStorage(storage)
-  }
-  /// nil, or the wrapped value's storage.
-  public var _storage: (any Sendable)? { self.flatMap { $0._storage } }
 }
 
-/// A `Codable` value type stored in an attribute as itself (Core Data's "transformable").
+/// A `Codable` value type held in an attribute as itself and stored as its JSON (Core Data's
+/// "transformable").
 ///
 /// ```swift
 /// struct Dimensions: TransformableValue { var width = 0.0, height = 0.0 }
@@ -62,6 +58,38 @@ public protocol TransformableValue: AttributeValue, Codable {}
 
 extension TransformableValue {
   /// `AttributeType.transformable(Self.self)`.
+  ///
+  /// ```swift
+  /// Dimensions.attributeType.name   // "transformable(Dimensions)"
+  /// ```
+  public static var attributeType: AttributeType { .transformable(Self.self) }
+}
+
+extension Array: AttributeValue where Element: AttributeValue & Codable {
+  /// `AttributeType.transformable(Self.self)`: the array is stored as its JSON.
+  ///
+  /// ```swift
+  /// [String].attributeType.name   // "transformable(Array<String>)"
+  /// ```
+  public static var attributeType: AttributeType { .transformable(Self.self) }
+}
+
+extension Set: AttributeValue where Element: AttributeValue & Codable {
+  /// `AttributeType.transformable(Self.self)`: the set is stored as its JSON.
+  ///
+  /// ```swift
+  /// Set<Int>.attributeType.name   // "transformable(Set<Int>)"
+  /// ```
+  public static var attributeType: AttributeType { .transformable(Self.self) }
+}
+
+extension Dictionary: AttributeValue
+where Key: AttributeValue & Codable, Value: AttributeValue & Codable {
+  /// `AttributeType.transformable(Self.self)`: the dictionary is stored as its JSON.
+  ///
+  /// ```swift
+  /// [String: String].attributeType.name   // "transformable(Dictionary<String, String>)"
+  /// ```
   public static var attributeType: AttributeType { .transformable(Self.self) }
 }
 

@@ -141,7 +141,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     var mirror: Mirror? = Mirror(reflecting: object)
     while let current = mirror {
       for child in current.children {
-        if let wrapper = child.value as? any _PropertyWrapper, wrapper._slot == _markedSlot,
+        if let wrapper = child.value as? any PropertyWrapperDeclaring, wrapper.slot == markedSlot,
           let label = child.label
         {
           return String(label.dropFirst())

@@ -27,7 +27,9 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     let copies = entities.map { $0.unresolvedCopy() }
     var byName: [String: EntityDescription] = [:]
     var byClass: [ObjectIdentifier: EntityDescription] = [:]
+    var sharedClasses: Set<ObjectIdentifier> = []
     for (index, entity) in copies.enumerated() {
+      try Self.checkName(entity.name, entity: entity.name, key: nil)
       guard byName[entity.name] == nil else {
         throw ObjectGraphError(
           .duplicateEntity, entity: entity.name,
@@ -36,12 +38,18 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
       entity.index = index
       byName[entity.name] = entity
       if entity.objectClass != ManagedObject.self {
-        byClass[ObjectIdentifier(entity.objectClass)] = entity
+        let key = ObjectIdentifier(entity.objectClass)
+        if byClass[key] != nil { sharedClasses.insert(key) }
+        byClass[key] = entity
       }
     }
+    // A class several entities share (one that overrides hooks but declares no properties) says
+    // nothing about which entity to insert: `insert(_:)` needs a class of one entity.
+    for key in sharedClasses { byClass[key] = nil }
     try Self.linkParents(copies, byName: byName)
     for entity in Self.parentsFirst(copies) { try Self.layOutProperties(of: entity) }
     for entity in copies { try Self.resolveRelationships(of: entity, byName: byName) }
+    for entity in copies { try Self.checkClass(of: entity) }
     for entity in copies { Self.prepareStorage(of: entity) }
     self.entities = copies
     self.entitiesByName = byName
@@ -94,15 +102,10 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
 
 extension ObjectModel {
   static func describe(_ type: ManagedObject.Type) throws -> EntityDescription {
-    let prototype = type.init(ObjectBootstrap.prototype)
-    let mirror = Mirror(reflecting: prototype)
     var attributes: [AttributeDescription] = []
     var relationships: [RelationshipDescription] = []
-    for child in mirror.children {
-      guard let label = child.label, label.hasPrefix("_"),
-        let wrapper = child.value as? any _PropertyWrapper
-      else { continue }
-      switch try wrapper._declaration(name: String(label.dropFirst())) {
+    for declaration in try declarations(of: type, allLevels: false) {
+      switch declaration {
       case .attribute(let attribute): attributes.append(attribute)
       case .relationship(let relationship): relationships.append(relationship)
       }
@@ -111,6 +114,23 @@ extension ObjectModel {
     return EntityDescription(
       name: type.entityName, parent: parent, isAbstract: type.isAbstract, attributes: attributes,
       relationships: relationships, objectClass: type)
+  }
+
+  /// The properties a class declares with wrappers: its own, or with `allLevels` also those of
+  /// its `ManagedObject` superclasses.
+  static func declarations(of type: ManagedObject.Type, allLevels: Bool) throws -> [Declaration] {
+    var declarations: [Declaration] = []
+    var mirror: Mirror? = Mirror(reflecting: type.init(ObjectBootstrap.prototype))
+    while let current = mirror {
+      for child in current.children {
+        guard let label = child.label, label.hasPrefix("_"),
+          let wrapper = child.value as? any PropertyWrapperDeclaring
+        else { continue }
+        declarations.append(try wrapper.declaration(name: String(label.dropFirst())))
+      }
+      mirror = allLevels ? current.superclassMirror : nil
+    }
+    return declarations
   }
 
   static func linkParents(_ entities: [EntityDescription], byName: [String: EntityDescription])
@@ -168,13 +188,16 @@ extension ObjectModel {
       }
     }
     for attribute in entity.attributes {
+      try checkName(attribute.name, entity: entity.name, key: attribute.name)
       try claim(attribute.name)
       let property = Property(slot: properties.count, attribute: attribute, owner: entity)
-      property.storedDefault = try storedDefault(of: attribute, in: entity)
+      property.heldDefault = try heldDefault(of: attribute, in: entity)
       properties.append(property)
       byName[attribute.name] = property
     }
     for relationship in entity.relationships {
+      try checkName(relationship.name, entity: entity.name, key: relationship.name)
+      try checkCounts(relationship, entity: entity.name)
       try claim(relationship.name)
       let property = Property(slot: properties.count, relationship: relationship, owner: entity)
       properties.append(property)
@@ -185,11 +208,11 @@ extension ObjectModel {
     entity.relationshipProperties = properties.filter(\.isRelationship)
   }
 
-  static func storedDefault(of attribute: AttributeDescription, in entity: EntityDescription) throws
+  static func heldDefault(of attribute: AttributeDescription, in entity: EntityDescription) throws
     -> Any?
   {
     guard let value = attribute.defaultValue else { return nil }
-    guard let stored = attribute.type.storageValue(value) else {
+    guard let stored = attribute.type.heldValue(value) else {
       throw ObjectGraphError(
         .invalidDefault, entity: entity.name, key: attribute.name,
         value: ObjectGraphError.describe(value),
@@ -247,12 +270,128 @@ extension ObjectModel {
     }
   }
 
+  /// Names must be usable in key paths and object identifiers: not empty, no `.` or `/`.
+  static func checkName(_ name: String, entity: String, key: String?) throws {
+    let what = key == nil ? "entity" : "property"
+    guard name.isEmpty || name.contains(".") || name.contains("/") else { return }
+    throw ObjectGraphError(
+      .invalidName, entity: key == nil ? "" : entity, key: key.map { _ in name },
+      value: "\"\(ObjectGraphError.shorten(name))\"",
+      reason: name.isEmpty
+        ? "an \(what) name is empty\(key == nil ? "" : " in entity \(entity)")"
+        : "the \(what) name '\(ObjectGraphError.shorten(name))' contains '.' or '/', which key "
+          + "paths and object identifiers use as separators")
+  }
+
+  static func checkCounts(_ relationship: RelationshipDescription, entity: String) throws {
+    let (minimum, maximum) = (relationship.minCount, relationship.maxCount)
+    let problem: String
+    if minimum < 0 || maximum < 0 {
+      problem = "a count cannot be negative"
+    } else if maximum > 0 && minimum > maximum {
+      problem = "the minimum is above the maximum"
+    } else {
+      return
+    }
+    throw ObjectGraphError(
+      .invalidCount, entity: entity, key: relationship.name, value: "\(minimum)...\(maximum)",
+      reason: "minCount \(minimum) and maxCount \(maximum): \(problem)")
+  }
+
+  /// The entity's class must describe it: its property wrappers (at every level of its class
+  /// hierarchy) name properties of the entity with the same kind and type, and a sub-entity's class
+  /// inherits from its parent's.
+  static func checkClass(of entity: EntityDescription) throws {
+    let objectClass = entity.objectClass
+    if let parent = entity.parent, parent.objectClass != ManagedObject.self,
+      !inherits(objectClass, from: parent.objectClass) || objectClass == parent.objectClass
+    {
+      throw ObjectGraphError(
+        .invalidClass, entity: entity.name, value: String(describing: objectClass),
+        reason: "the class \(objectClass) of \(entity.name) does not inherit from "
+          + "\(parent.objectClass), the class of its parent entity \(parent.name)")
+    }
+    guard objectClass != ManagedObject.self else { return }
+    for declaration in try declarations(of: objectClass, allLevels: true) {
+      let name: String
+      switch declaration {
+      case .attribute(let attribute): name = attribute.name
+      case .relationship(let relationship): name = relationship.name
+      }
+      func mismatch(_ detail: String) -> ObjectGraphError {
+        ObjectGraphError(
+          .invalidClass, entity: entity.name, key: name, value: String(describing: objectClass),
+          reason: "the class \(objectClass) declares '\(name)' \(detail)")
+      }
+      guard let property = entity.propertiesByName[name] else {
+        throw mismatch("but \(entity.name) has no such property")
+      }
+      switch declaration {
+      case .attribute(let declared):
+        guard let attribute = property.attribute else {
+          throw mismatch("as an attribute, but in \(entity.name) it is a relationship")
+        }
+        guard attribute.type == declared.type, attribute.isOptional == declared.isOptional else {
+          throw mismatch(
+            "as \(declared.isOptional ? "optional " : "")\(declared.type), but in "
+              + "\(entity.name) it is \(attribute.isOptional ? "optional " : "")\(attribute.type)")
+        }
+      case .relationship(let declared):
+        guard let relationship = property.relationship, let destination = property.destination
+        else {
+          throw mismatch("as a relationship, but in \(entity.name) it is an attribute")
+        }
+        guard relationship.isToMany == declared.isToMany,
+          relationship.isOrdered == declared.isOrdered
+        else {
+          throw mismatch(
+            "as \(shape(declared)), but in \(entity.name) it is \(shape(relationship))")
+        }
+        let declaredClass = declaredDestination(of: objectClass, named: name)
+        if let declaredClass, !inherits(destination.objectClass, from: declaredClass) {
+          throw mismatch(
+            "with objects of class \(declaredClass), but its destination \(destination.name) "
+              + "makes objects of class \(destination.objectClass)")
+        }
+      }
+    }
+  }
+
+  private static func shape(_ relationship: RelationshipDescription) -> String {
+    relationship.isToMany ? (relationship.isOrdered ? "ordered to-many" : "to-many") : "to-one"
+  }
+
+  private static func declaredDestination(of type: ManagedObject.Type, named name: String)
+    -> ManagedObject.Type?
+  {
+    var mirror: Mirror? = Mirror(reflecting: type.init(ObjectBootstrap.prototype))
+    while let current = mirror {
+      for child in current.children where child.label == "_" + name {
+        if let wrapper = child.value as? any PropertyWrapperDeclaring {
+          return wrapper.destinationClass
+        }
+      }
+      mirror = current.superclassMirror
+    }
+    return nil
+  }
+
   static func prepareStorage(of entity: EntityDescription) {
-    entity.initialStorage = ContiguousArray(entity.properties.map { $0.storedDefault })
+    entity.initialStorage = ContiguousArray(entity.properties.map { $0.heldDefault })
     entity.notifiesAutomatically = entity.properties.map {
       entity.objectClass.automaticallyNotifiesObservers(forKey: $0.name)
     }
   }
+}
+
+/// Whether `type` is `ancestor` or one of its subclasses.
+func inherits(_ type: AnyClass, from ancestor: AnyClass) -> Bool {
+  var current: AnyClass? = type
+  while let candidate = current {
+    if candidate == ancestor { return true }
+    current = _getSuperclass(candidate)
+  }
+  return false
 }
 
 /// The superclass of `type` when it is itself a `ManagedObject` subclass (not `ManagedObject`).

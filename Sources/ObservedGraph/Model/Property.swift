@@ -13,8 +13,8 @@ final class Property: @unchecked Sendable {
   unowned(unsafe) var inverse: Property?
   let isToMany: Bool
   let isOrdered: Bool
-  /// The default in storage form, converted once when the model is built.
-  var storedDefault: Any?
+  /// The default as held in storage, converted once when the model is built.
+  var heldDefault: Any?
   /// The attribute type's equality, kept here so the hot path does not copy the description
   /// (benchmark row "typed attribute set, no observer").
   let attributeEqual: (@Sendable (Any, Any) -> Bool)?
@@ -68,6 +68,42 @@ final class Property: @unchecked Sendable {
     }
   }
   var isToOne: Bool { relationship != nil && !isToMany }
+
+  // MARK: The value contract
+
+  /// An attribute's held value in stored form. The value was checked on the way in, so failing to
+  /// convert it (a `Codable` value whose encoding throws) stops the program with a message.
+  func storedValue(of held: Any?) -> StoredValue? {
+    guard let held, let type = attributeType else { return nil }
+    do {
+      return try type.toStored(held)
+    } catch {
+      preconditionFailure(
+        "ObservedGraph: the value of \(qualifiedName) cannot be stored: encoding "
+          + "\(ObjectGraphError.describe(held)) failed: \(error)")
+    }
+  }
+
+  /// An attribute's held value for a stored one: `.some(nil)` for nil, nil when the stored value
+  /// is not one of the attribute's type (an archive of another model).
+  func heldValue(of stored: StoredValue?) -> Any?? {
+    guard let stored else { return .some(nil) }
+    guard let type = attributeType, let held = type.fromStored(stored) else { return nil }
+    return .some(held)
+  }
+
+  /// A held value (an attribute's value, an object, or a list of objects) as a value.
+  func snapshot(of held: Any?) -> SnapshotValue {
+    if isToMany {
+      let objects =
+        (held as? [ManagedObject]) ?? (held as? ObjectCollection).map { Array($0.items) } ?? []
+      return .toMany(objects.map(\.objectID))
+    }
+    if isRelationship {
+      return .toOne(held.map { unsafeDowncast($0 as AnyObject, to: ManagedObject.self).objectID })
+    }
+    return .attribute(storedValue(of: held))
+  }
   var deleteRule: DeleteRule { relationship?.deleteRule ?? .nullify }
   var qualifiedName: String { "\(owner.name).\(name)" }
 }

@@ -1,26 +1,31 @@
 /// A typed attribute of a ``ManagedObject`` subclass.
 ///
 /// The property's initial value becomes the attribute's default in the model. Reading the property
-/// reads the object's storage; setting it goes through the one observed mutation path: observers are
-/// told, the change is tracked and recorded for undo.
+/// goes through the object's one read path (it fulfils a fault and tells Swift Observation);
+/// setting it goes through the one observed mutation path: observers are told, the change is
+/// tracked and recorded for undo.
 ///
 /// ```swift
 /// final class Book: ManagedObject {
 ///   @Attribute var title: String = ""
 ///   @Attribute var price: Double = 0
 ///   @Attribute var subtitle: String?
+///   @Attribute var keywords: [String] = []
 ///   @Attribute(transient: true) var isSelected = false
 /// }
 /// ```
 @propertyWrapper
-public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
+public struct Attribute<Value: AttributeValue> {
   let defaultValue: Value
   let isTransient: Bool
-  /// The cached storage slot of this property in its object; resolved on first use.
-  public var _slot = -1
+  /// The storage slot of this property in its object; resolved on first use, negative until then.
+  @usableFromInline var slot = -1
 
   /// Declares an attribute whose default is the property's initial value.
   ///
+  /// ```swift
+  /// @Attribute var price: Double = 0
+  /// ```
   /// - Parameters:
   ///   - wrappedValue: The default value of new objects.
   ///   - transient: Whether stores skip this attribute.
@@ -31,6 +36,9 @@ public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
 
   /// Declares an optional attribute with no default value.
   ///
+  /// ```swift
+  /// @Attribute var subtitle: String?
+  /// ```
   /// - Parameter transient: Whether stores skip this attribute.
   public init(transient: Bool = false) where Value: ExpressibleByNilLiteral {
     self.defaultValue = nil
@@ -48,8 +56,8 @@ public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
   /// Reads and writes the attribute through its object.
   ///
   /// Inlinable (benchmark row "typed attribute set, no observer"): in the caller's module the
-  /// storage key path is a literal, so reading the cached slot compiles to a field load instead of
-  /// a generic key-path projection.
+  /// storage key path is a literal, so reading the cached slot compiles to a field load, and the
+  /// equality test of a set is specialized for the property's type.
   @inlinable
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
@@ -57,72 +65,77 @@ public struct Attribute<Value: AttributeValue>: _PropertyWrapper {
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
     get {
-      let slot = object._slot(of: storageKeyPath)
-      object._noteAccess(slot, wrappedKeyPath)
-      return object._typedValue(Value.self, slot: slot)
+      let cached = object[keyPath: storageKeyPath].slot
+      let slot = cached >= 0 ? cached : resolveSlot(object, storageKeyPath)
+      return object.readAttribute(Value.self, slot: slot, keyPath: wrappedKeyPath)
     }
     set {
-      object._setTypedAttribute(newValue, slot: object._slot(of: storageKeyPath))
+      let cached = object[keyPath: storageKeyPath].slot
+      let slot = cached >= 0 ? cached : resolveSlot(object, storageKeyPath)
+      object.writeAttribute(newValue, slot: slot)
     }
   }
 
-  func _declaration(name: String) throws -> _Declaration {
-    .attribute(
-      AttributeDescription(
-        name: name, type: Value.attributeType, defaultValue: defaultValue._storage,
-        isOptional: Value.isOptionalValue, isTransient: isTransient))
+  /// The first use of the wrapper in an object: finds its slot through the entity and caches it.
+  @usableFromInline
+  static func resolveSlot<Object: ManagedObject>(
+    _ object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+  ) -> Int {
+    let slot = object.resolveSlot(storageKeyPath) { (object: Object) in
+      object[keyPath: storageKeyPath].slot = markedSlot
+    }
+    object[keyPath: storageKeyPath].slot = slot
+    return slot
   }
 }
 
-/// A property wrapper that caches its property's storage slot in the object.
-public protocol _SlotCaching {
+extension Attribute: PropertyWrapperDeclaring {
+  func declaration(name: String) throws -> Declaration {
+    .attribute(
+      AttributeDescription(
+        name: name, type: Value.attributeType, defaultValue: Self.held(defaultValue),
+        isOptional: Value.isOptionalValue, isTransient: isTransient))
+  }
+
+  var destinationClass: ManagedObject.Type? { nil }
+
+  /// A value as the model holds it: nil for an empty optional, the wrapped value otherwise.
+  static func held(_ value: Value) -> (any Sendable)? {
+    guard let optional = value as? any OptionalAttributeValue else { return value }
+    return optional.wrappedValue
+  }
+}
+
+/// A property wrapper that declares a property of an entity and caches its slot.
+protocol PropertyWrapperDeclaring {
   /// The slot, or a negative number until it is resolved.
-  var _slot: Int { get set }
+  var slot: Int { get }
+  /// The property the wrapper declares, named `name`.
+  func declaration(name: String) throws -> Declaration
+  /// For a relationship, the class its values hold.
+  var destinationClass: ManagedObject.Type? { get }
 }
 
-/// A property wrapper that declares a property of an entity.
-protocol _PropertyWrapper: _SlotCaching {
-  func _declaration(name: String) throws -> _Declaration
-}
+/// The slot value that marks the wrapper being looked up while its slot is resolved.
+let markedSlot = -2
 
-/// The slot value that marks the wrapper being looked up by ``EntityDescription``.
-let _markedSlot = -2
-
-enum _Declaration {
+/// One property a wrapper declares.
+enum Declaration {
   case attribute(AttributeDescription)
   case relationship(RelationshipDescription)
 }
 
 extension ManagedObject {
-  /// The slot of the wrapper stored at `storageKeyPath`, cached in the wrapper after the first use.
-  @inlinable
-  final func _slot<Object: ManagedObject, Wrapper: _SlotCaching>(
-    of storageKeyPath: ReferenceWritableKeyPath<Object, Wrapper>
-  ) -> Int {
-    let cached = unsafeDowncast(self, to: Object.self)[keyPath: storageKeyPath]._slot
-    if cached >= 0 { return cached }
-    return _resolveSlot(of: storageKeyPath)
-  }
-
-  /// The first use of a wrapper in an object: find its slot through the entity and cache it.
+  /// Finds the slot of the wrapper stored at `storageKeyPath` (marked by `mark`), once per entity
+  /// and key path.
   @usableFromInline
-  final func _resolveSlot<Object: ManagedObject, Wrapper: _SlotCaching>(
-    of storageKeyPath: ReferenceWritableKeyPath<Object, Wrapper>
+  final func resolveSlot<Object: ManagedObject>(
+    _ storageKeyPath: AnyKeyPath, mark: (Object) -> Void
   ) -> Int {
-    let object = unsafeDowncast(self, to: Object.self)
     guard lifecycle != .prototype else {
       preconditionFailure("ObservedGraph: properties of a model prototype cannot be used")
     }
-    let slot = entity.slot(forStorage: storageKeyPath, in: object) {
-      $0[keyPath: storageKeyPath]._slot = _markedSlot
-    }
-    object[keyPath: storageKeyPath]._slot = slot
-    return slot
-  }
-
-  /// The stored value of a slot, typed.
-  @usableFromInline
-  final func _typedValue<Value: AttributeValue>(_ type: Value.Type, slot: Int) -> Value {
-    Value._fromStorage(storage[slot])
+    return entity.slot(
+      forStorage: storageKeyPath, in: unsafeDowncast(self, to: Object.self), mark: mark)
   }
 }

@@ -5,30 +5,32 @@ extension ManagedObject {
   /// Attributes return their value (nil when empty); to-one relationships the object; unordered
   /// to-many relationships a `Set<ManagedObject>`; ordered ones an `[ManagedObject]`.
   ///
+  /// Reading never depends on the object's state: a deleted object (and one out of its context)
+  /// returns its last attribute values and the relationships it has now — empty, since deleting
+  /// emptied them — exactly as its typed properties do. A fault is fulfilled first.
+  ///
   /// ```swift
   /// let title = try book.value(forKey: "title") as? String
   /// ```
   /// - Parameter key: A property name of the object's entity.
   /// - Returns: The value.
-  /// - Throws: ``ObjectGraphError/Kind/unknownKey``; ``ObjectGraphError/Kind/deletedObject`` for a
-  ///   relationship of a deleted object; ``ObjectGraphError/Kind/invalidObject`` after a reset.
+  /// - Throws: ``ObjectGraphError/Kind/unknownKey``; ``ObjectGraphError/Kind/objectNotFound`` for
+  ///   a fault whose object no longer exists.
   /// - Complexity: O(n) for a to-many relationship of n objects (the collection is copied).
   public func value(forKey key: String) throws -> Any? {
     guard let property = entity.propertiesByName[key] else {
       return try value(forUndefinedKey: key)
     }
-    try checkReadable(property)
-    if let registrar = swiftObservation?.registrar {
-      registrar.access(self, keyPath: ManagedObject.observationKeyPath(property.slot))
-    }
-    return publicValue(property)
+    try fulfilFault(key: key)
+    return publicValue(property, tracking: true)
   }
 
   /// Sets the property named `key` through the observed mutation path.
   ///
   /// The value is converted where that loses nothing (an `Int` for an `int16` attribute, when it
-  /// fits). A relationship value is an object (to-one) or any sequence of objects (to-many); the
-  /// inverse is kept on the other side at once.
+  /// fits; see ``AttributeType``). A relationship value is an object (to-one) or any sequence of
+  /// objects (to-many); the inverse is kept on the other side at once. Setting a to-many
+  /// relationship this way is one change, announced as a setting with the whole old and new value.
   ///
   /// ```swift
   /// try book.setValue("Dune", forKey: "title")
@@ -38,38 +40,28 @@ extension ManagedObject {
   ///   - value: The new value; nil clears it.
   ///   - key: A property name of the object's entity.
   /// - Throws: ``ObjectGraphError`` naming entity, key and value: `unknownKey`, `wrongType`,
-  ///   `nilNotAllowed`, `wrongEntity`, `otherContext`, `deletedObject`, `invalidObject`. The graph is
-  ///   unchanged when it throws.
+  ///   `nilNotAllowed`, `wrongEntity`, `otherContext`, `deletedObject` (the object or the value is
+  ///   deleted), `invalidObject` (the object's context is gone). The graph is unchanged when it
+  ///   throws.
   public func setValue(_ value: Any?, forKey key: String) throws {
     let property = try property(forKey: key)
     let context = try usableContext(key: key)
-    if property.isRelationship {
-      try checkRelationshipUsable(property)
-      if property.isToMany {
-        var objects = try context.validatedObjects(value, for: property, of: self)
-        // An unordered relationship set to the members it has is no change, whatever the order.
-        let current = members(property)
-        if !property.isOrdered,
-          Set(objects.map(ObjectIdentifier.init)) == Set(current.map(ObjectIdentifier.init))
-        {
-          objects = current
-        }
-        context.replaceObjects(self, property, with: objects)
-      } else {
-        let object = try context.validatedObject(value, for: property, of: self)
-        context.setToOne(self, property, object)
-      }
-    } else {
-      let stored = try context.validatedAttribute(value, for: property, of: self)
-      context.setAttribute(self, property, stored)
+    guard property.isRelationship else {
+      // Benchmark row "KVC set by string key": straight to the plan of one edit.
+      let new = try context.validatedAttribute(value, for: property, of: self)
+      let old = read(property.slot, tracking: false)
+      return context.performAttribute(
+        self, property, old: old, new: new, changes: property.differs(old, new))
     }
+    try context.perform(context.request(setting: value, of: property, on: self))
   }
 
   /// The value at the end of a key path such as `"category.name"` or `"books.price"`.
   ///
   /// Each component but the last must be a relationship. A nil to-one link ends the walk with nil.
   /// A to-many link maps the rest of the path over its members and yields the `Set<AnyHashable>` of
-  /// the non-nil results (a set of sets is flattened).
+  /// the non-nil results (sets and ordered relationships at the end are flattened into it). Paths
+  /// of any length are walked without recursion.
   ///
   /// ```swift
   /// let name = try book.value(forKeyPath: "category.name") as? String
@@ -77,36 +69,37 @@ extension ManagedObject {
   /// ```
   /// - Parameter keyPath: Keys separated by dots.
   /// - Returns: The value.
-  /// - Throws: The errors of ``value(forKey:)`` for any component; `notToMany`-free: an attribute in
-  ///   the middle of a path throws ``ObjectGraphError/Kind/unknownKey`` naming the component.
+  /// - Throws: The errors of ``value(forKey:)`` for any component; ``ObjectGraphError/Kind/unknownKey``
+  ///   for an empty path, an empty component (`"category..name"`), or an attribute in the middle.
   public func value(forKeyPath keyPath: String) throws -> Any? {
-    try value(forPath: keyPath.split(separator: ".").map(String.init)[...], whole: keyPath)
-  }
-
-  private func value(forPath path: ArraySlice<String>, whole: String) throws -> Any? {
-    guard let key = path.first else { return self }
-    let rest = path.dropFirst()
-    guard !rest.isEmpty else { return try value(forKey: key) }
-    let property = try property(forKey: key)
-    guard property.isRelationship else {
-      throw ObjectGraphError(
-        .unknownKey, entity: entity.name, key: whole, value: key,
-        reason: "'\(key)' in key path '\(whole)' is an attribute, so the path cannot go on")
+    let keys = try keyPathComponents(keyPath)
+    var objects: [ManagedObject] = [self]
+    var throughToMany = false
+    for key in keys.dropLast() {
+      var next: [ManagedObject] = []
+      var seen = Set<ObjectIdentifier>()
+      for object in objects {
+        let property = try object.relationship(forKey: key, inPath: keyPath)
+        try object.fulfilFault(key: key)
+        _ = object.read(property.slot, tracking: true)
+        throughToMany = throughToMany || property.isToMany
+        for member in object.members(property) where seen.insert(ObjectIdentifier(member)).inserted
+        {
+          next.append(member)
+        }
+      }
+      objects = next
     }
-    try checkReadable(property)
-    if !property.isToMany {
-      return try toOne(property)?.value(forPath: rest, whole: whole)
-    }
+    let last = keys[keys.count - 1]
+    guard throughToMany else { return try objects.first?.value(forKey: last) ?? nil }
     var result = Set<AnyHashable>()
-    for member in members(property) {
-      let value = try member.value(forPath: rest, whole: whole)
-      if let set = value as? Set<AnyHashable> {
-        result.formUnion(set)
-      } else if let list = value as? [ManagedObject] {
-        // An ordered to-many at the end of the path is flattened like an unordered one.
-        result.formUnion(list.map(AnyHashable.init))
-      } else if let hashable = value as? AnyHashable {
-        result.insert(hashable)
+    for object in objects {
+      switch try object.value(forKey: last) {
+      case let set as Set<AnyHashable>: result.formUnion(set)
+      case let set as Set<ManagedObject>: result.formUnion(set.map(AnyHashable.init))
+      case let list as [ManagedObject]: result.formUnion(list.map(AnyHashable.init))
+      case let hashable as AnyHashable: result.insert(hashable)
+      default: break
       }
     }
     return result
@@ -125,129 +118,112 @@ extension ManagedObject {
   ///   - keyPath: Keys separated by dots.
   /// - Throws: The errors of ``setValue(_:forKey:)``; when it throws, nothing was set.
   public func setValue(_ value: Any?, forKeyPath keyPath: String) throws {
-    var keys = keyPath.split(separator: ".").map(String.init)
-    guard let last = keys.popLast() else {
-      throw ObjectGraphError(
-        .unknownKey, entity: entity.name, key: keyPath, value: keyPath,
-        reason: "the key path is empty")
-    }
+    let keys = try keyPathComponents(keyPath)
     var targets: [ManagedObject] = [self]
-    for key in keys {
+    for key in keys.dropLast() {
       var next: [ManagedObject] = []
       for target in targets {
-        let property = try target.property(forKey: key)
-        guard property.isRelationship else {
-          throw ObjectGraphError(
-            .unknownKey, entity: target.entity.name, key: keyPath, value: key,
-            reason: "'\(key)' in key path '\(keyPath)' is an attribute, so the path cannot go on")
-        }
-        try target.checkReadable(property)
+        let property = try target.relationship(forKey: key, inPath: keyPath)
+        try target.fulfilFault(key: key)
         next += target.members(property)
       }
-      targets = next
+      targets = context?.uniqued(next) ?? next
     }
+    let last = keys[keys.count - 1]
     // Check every target before changing any, so a failure leaves the graph unchanged.
+    var requests: [(ObjectContext, ObjectContext.Request)] = []
     for target in targets {
       let property = try target.property(forKey: last)
       let context = try target.usableContext(key: last)
-      if property.isRelationship {
-        try target.checkRelationshipUsable(property)
-        if property.isToMany {
-          _ = try context.validatedObjects(value, for: property, of: target)
-        } else {
-          _ = try context.validatedObject(value, for: property, of: target)
-        }
-      } else {
-        _ = try context.validatedAttribute(value, for: property, of: target)
-      }
+      requests.append((context, try context.request(setting: value, of: property, on: target)))
     }
-    for target in targets { try target.setValue(value, forKey: last) }
+    for (context, request) in requests { context.perform(request) }
   }
 
   // MARK: Checks
 
-  /// The live context of the object, or an error saying why it has none.
-  func usableContext(key: String?) throws -> ObjectContext {
-    guard let context = _context, lifecycle != .invalid, lifecycle != .prototype else {
+  /// The components of a key path; empty ones (`""`, `"a..b"`, `"a."`) are refused.
+  func keyPathComponents(_ keyPath: String) throws -> [String] {
+    let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    guard !keys.contains(where: \.isEmpty) else {
       throw ObjectGraphError(
-        .invalidObject, entity: entity.name, key: key, value: shortDescription,
-        reason: "\(shortDescription) no longer belongs to a context (it was reset or released)")
+        .unknownKey, entity: entity.name, key: keyPath, value: keyPath,
+        reason: keyPath.isEmpty
+          ? "the key path is empty"
+          : "the key path '\(ObjectGraphError.shorten(keyPath))' has an empty component")
     }
-    try context.checkUsable(self, key: key)
-    return context
+    return keys
   }
 
-  /// Relationships of deleted objects may not be used.
-  func checkRelationshipUsable(_ property: Property) throws {
-    guard isDeletedFlag else { return }
-    throw ObjectGraphError(
-      .deletedObject, entity: entity.name, key: property.name, value: shortDescription,
-      reason: "\(shortDescription) was deleted; its relationship '\(property.name)' cannot be used")
-  }
-
-  func checkReadable(_ property: Property) throws {
-    if lifecycle == .invalid {
+  /// The relationship named `key` in the middle of a key path.
+  func relationship(forKey key: String, inPath keyPath: String) throws -> Property {
+    let property = try property(forKey: key)
+    guard property.isRelationship else {
       throw ObjectGraphError(
-        .invalidObject, entity: entity.name, key: property.name, value: shortDescription,
-        reason: "\(shortDescription) no longer belongs to a context (it was reset or released)")
+        .unknownKey, entity: entity.name, key: keyPath, value: key,
+        reason: "'\(key)' in key path '\(ObjectGraphError.shorten(keyPath))' is an attribute, so "
+          + "the path cannot go on")
     }
-    if property.isRelationship { try checkRelationshipUsable(property) }
+    return property
   }
 
-  // MARK: Typed access
-
-  /// The typed attribute setter: the value's type was checked by the compiler, so comparing it
-  /// with the stored value needs one cast. Inlinable (benchmark row "typed attribute set") so the
-  /// comparison is specialized for the property's type in the caller's module.
-  @inlinable
-  final func _setTypedAttribute<Value: AttributeValue>(_ value: Value, slot: Int) {
-    let old = storage[slot]
-    let changes: Bool
-    if let old {
-      changes = (old as? Value).map { $0 != value } ?? true
-    } else {
-      changes = value._storage != nil
-    }
-    _commitTypedSet(slot: slot, old: old, new: value._storage, changes: changes)
+  /// The context of an object that may change, or an error saying why it cannot: it was deleted,
+  /// left its context, or its context is gone.
+  func usableContext(key: @autoclosure () -> String?) throws -> ObjectContext {
+    // The common case first, with nothing to build (benchmark row "typed attribute set").
+    if lifecycle == .registered && !isDeletedFlag, let context = link?.context { return context }
+    try checkChangeable(key: key())
+    return link!.context!
   }
 
-  /// The non-generic rest of a typed attribute set.
-  @usableFromInline
-  final func _commitTypedSet(slot: Int, old: Any?, new: Any?, changes: Bool) {
-    let property = entity.properties[slot]
-    guard let context = _context, lifecycle == .registered else {
-      preconditionFailure(
-        "ObservedGraph: cannot set \(entity.name).\(property.name) of \(shortDescription): "
-          + "it no longer belongs to a context")
-    }
-    context.setAttribute(self, property, old: old, new: new, changes: changes)
-  }
-
-  /// The typed relationship setter: misuse the compiler cannot see stops the program.
-  final func _setTypedRelationship(_ objects: [ManagedObject], slot: Int) {
-    let property = entity.properties[slot]
-    do {
-      if property.isToMany {
-        try setValue(objects, forKey: property.name)
-      } else {
-        try setValue(objects.first, forKey: property.name)
-      }
-    } catch {
-      preconditionFailure("ObservedGraph: \(error)")
+  /// Throws unless the object is registered in a live context and not deleted.
+  func checkChangeable(key: String?) throws {
+    let context = link?.context
+    switch lifecycle {
+    case .registered where context != nil:
+      guard isDeletedFlag else { return }
+      throw ObjectGraphError(
+        .deletedObject, entity: entity.name, key: key, value: objectID.description,
+        reason: "\(objectID) was deleted; a deleted object cannot be changed or related")
+    case .detached where context != nil:
+      throw ObjectGraphError(
+        .deletedObject, entity: entity.name, key: key, value: objectID.description,
+        reason: "\(objectID) is not in its context any more (its deletion was saved, or its "
+          + "insertion undone)")
+    default:
+      throw ObjectGraphError(
+        .invalidObject, entity: entity.name, key: key, value: objectID.description,
+        reason: "\(objectID) no longer belongs to a context (the context was reset or released)")
     }
   }
 }
 
 extension ObjectContext {
+  /// The request that sets `property` of `object` to a value given by name, after checking it.
+  func request(setting value: Any?, of property: Property, on object: ManagedObject) throws
+    -> Request
+  {
+    if property.isToMany {
+      return .replaceMembers(
+        object, property, try validatedObjects(value, for: property, of: object))
+    }
+    if property.isRelationship {
+      return .toOne(object, property, try validatedObject(value, for: property, of: object))
+    }
+    let new = try validatedAttribute(value, for: property, of: object)
+    let old = object.read(property.slot, tracking: false)
+    return .attribute(object, property, old: old, new: new, changes: property.differs(old, new))
+  }
+
   /// Converts and checks a value for an attribute.
   func validatedAttribute(_ value: Any?, for property: Property, of object: ManagedObject) throws
     -> Any?
   {
-    // Benchmark row "KVC set by string key": a value already of the stored type (the common case)
+    // Benchmark row "KVC set by string key": a value already of the held type (the common case)
     // needs no unwrapping or conversion.
     if let value, property.attributeAccepts!(value) { return value }
     let type = property.attributeType!
-    guard let value = flatten(value) else {
+    guard let value = unboxed(value) else {
       guard property.isOptionalAttribute else {
         throw ObjectGraphError(
           .nilNotAllowed, entity: object.entity.name, key: property.name, value: "nil",
@@ -255,20 +231,20 @@ extension ObjectContext {
       }
       return nil
     }
-    guard let stored = type.storageValue(value) else {
+    guard let held = type.heldValue(value) else {
       throw ObjectGraphError(
         .wrongType, entity: object.entity.name, key: property.name,
         value: ObjectGraphError.describe(value),
         reason: "\(ObjectGraphError.describe(value)) is not a value of type \(type)")
     }
-    return stored
+    return held
   }
 
   /// Checks an object for a to-one relationship.
   func validatedObject(_ value: Any?, for property: Property, of owner: ManagedObject) throws
     -> ManagedObject?
   {
-    guard let value = flatten(value) else { return nil }
+    guard let value = unboxed(value) else { return nil }
     guard let object = value as? ManagedObject else {
       throw ObjectGraphError(
         .wrongType, entity: owner.entity.name, key: property.name,
@@ -284,7 +260,7 @@ extension ObjectContext {
   func validatedObjects(_ value: Any?, for property: Property, of owner: ManagedObject) throws
     -> [ManagedObject]
   {
-    guard let value = flatten(value) else { return [] }
+    guard let value = unboxed(value) else { return [] }
     guard let sequence = value as? any Sequence else {
       throw ObjectGraphError(
         .wrongType, entity: owner.entity.name, key: property.name,
@@ -301,58 +277,67 @@ extension ObjectContext {
           reason: "\(ObjectGraphError.describe(element)) is not an object of entity "
             + "\(property.destination!.name)")
       }
-      try checkRelatable(object, for: property, of: owner)
       objects.append(object)
+    }
+    return try checkedMembers(objects, for: property, of: owner)
+  }
+
+  /// Checks objects for a to-many relationship. Members it holds already pass: a deleted one left
+  /// by a no-action rule does not make the relationship unassignable.
+  func checkedMembers(_ objects: [ManagedObject], for property: Property, of owner: ManagedObject)
+    throws -> [ManagedObject]
+  {
+    let collection = owner.collection(property)
+    for object in objects where collection?.contains(object) != true {
+      try checkRelatable(object, for: property, of: owner)
     }
     return objects
   }
 
-  /// An object may join a relationship when it is of the destination entity, of this context and
-  /// not deleted.
+  /// An object may join a relationship when it is of this context, not deleted, and of the
+  /// destination entity (checked in that order, so an object of another context — even one of a
+  /// model built from the same classes — is reported as such).
   func checkRelatable(_ object: ManagedObject, for property: Property, of owner: ManagedObject)
     throws
   {
-    let destination = property.destination!
-    guard object.entity.isKind(of: destination) else {
-      throw ObjectGraphError(
-        .wrongEntity, entity: owner.entity.name, key: property.name,
-        value: object.shortDescription,
-        reason: "\(object.shortDescription) is a \(object.entity.name), not a \(destination.name)")
-    }
     do {
       try checkUsable(object, key: property.name)
     } catch let error as ObjectGraphError {
       // Name the relationship being set (the owner's entity and key), as the other checks do.
       throw ObjectGraphError(
         error.kind.code, entity: owner.entity.name, key: property.name,
-        value: object.shortDescription, reason: error.reason)
+        value: object.objectID.description,
+        reason: error.kind == .deletedObject
+          ? "\(object.objectID) was deleted and cannot join '\(property.name)'" : error.reason)
     }
-    if object.isDeletedFlag {
+    let destination = property.destination!
+    guard object.entity.isKind(of: destination) else {
       throw ObjectGraphError(
-        .deletedObject, entity: owner.entity.name, key: property.name,
-        value: object.shortDescription,
-        reason: "\(object.shortDescription) was deleted and cannot join '\(property.name)'")
+        .wrongEntity, entity: owner.entity.name, key: property.name,
+        value: object.objectID.description,
+        reason: "\(object.objectID) is a \(object.entity.name), not a \(destination.name)")
     }
   }
-
-  /// Unwraps an `Optional` hidden inside `Any` (for example a `String?` passed as `Any`).
-  func flatten(_ value: Any?) -> Any? {
-    guard let value else { return nil }
-    if let optional = value as? any _OptionalBox { return optional._unboxed }
-    return value
-  }
 }
 
-/// Lets `flatten` see through an `Optional` stored in an `Any`.
-protocol _OptionalBox {
-  var _unboxed: Any? { get }
+/// Unwraps an `Optional` hidden inside `Any` (for example a `String?` passed as `Any`), however
+/// deeply nested.
+func unboxed(_ value: Any?) -> Any? {
+  guard let value else { return nil }
+  if let optional = value as? any OptionalBox { return optional.unboxed }
+  return value
 }
 
-extension Optional: _OptionalBox {
-  var _unboxed: Any? {
+/// Lets ``unboxed(_:)`` see through an `Optional` stored in an `Any`.
+protocol OptionalBox {
+  var unboxed: Any? { get }
+}
+
+extension Optional: OptionalBox {
+  var unboxed: Any? {
     switch self {
     case .some(let wrapped):
-      if let inner = wrapped as? any _OptionalBox { return inner._unboxed }
+      if let inner = wrapped as? any OptionalBox { return inner.unboxed }
       return wrapped
     case .none: return nil
     }

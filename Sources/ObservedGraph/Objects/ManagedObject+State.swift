@@ -8,16 +8,30 @@ extension ManagedObject {
     !isInsertedFlag && !isDeletedFlag && !changes.isEmpty && lifecycle == .registered
   }
 
-  /// Whether the object will be deleted from the store at the next save: it was saved before and
-  /// deleted since.
+  /// Whether the object was deleted: from ``ObjectContext/delete(_:)`` on, until an undo takes the
+  /// delete back.
   ///
-  /// As in Core Data, an object inserted and deleted before a save is not "deleted": it was never
-  /// stored, has no changes, and leaves ``ObjectContext/registeredObjects`` at once (undo brings it
-  /// back). After a save, deleted objects leave the context and this is false again.
-  public var isDeleted: Bool { isDeletedFlag && !isInsertedFlag && lifecycle == .registered }
+  /// A deleted object stays in its context — ``ObjectContext/registeredObjects`` lists it,
+  /// ``context`` is its context — until the next save, which takes it out: then ``context`` is nil
+  /// while `isDeleted` stays true. This holds whether or not the object was ever saved; an object
+  /// inserted and deleted since the last save is simply not written by the save (it is not in
+  /// ``ObjectContext/deletedObjects``). Reading a deleted object works (its attributes keep their
+  /// last values, its relationships are empty); changing it throws or, for typed setters, stops
+  /// the program.
+  ///
+  /// ```swift
+  /// try context.delete(book)
+  /// #expect(book.isDeleted && book.context === context)
+  /// try context.save()
+  /// #expect(book.isDeleted && book.context == nil)
+  /// ```
+  public var isDeleted: Bool { isDeletedFlag && lifecycle != .invalid }
 
-  /// Whether the object is inserted, updated or deleted.
-  public var hasChanges: Bool { isInserted || isUpdated || isDeleted }
+  /// Whether a save would write something for the object: it is inserted, updated, or deleted
+  /// after having been saved.
+  public var hasChanges: Bool {
+    isInserted || isUpdated || (isDeletedFlag && !isInsertedFlag && lifecycle == .registered)
+  }
 
   /// The properties changed since the object was inserted or last saved, with their current values.
   ///
@@ -31,11 +45,11 @@ extension ManagedObject {
   /// - Returns: Each changed key mapped to its current value (to-many: a `Set` or an `Array`).
   public func changedValues() -> [String: Any] {
     var values: [String: Any] = [:]
-    for slot in changes.slots {
+    for slot in changes.changedSlots {
       let property = entity.properties[slot]
       // Only persistent properties are reported, as in Core Data.
       if property.attribute?.isTransient == true { continue }
-      values[property.name] = publicValue(property) ?? Optional<Any>.none as Any
+      values[property.name] = publicValue(property, tracking: false) ?? Optional<Any>.none as Any
     }
     return values
   }
@@ -53,20 +67,30 @@ extension ManagedObject {
     guard !isInsertedFlag else { return [:] }
     var values: [String: Any] = [:]
     for property in properties {
-      let stored: Any?
+      let committed: Any?
       if changes.contains(property.slot) {
-        stored = changes.originals[property.slot] ?? nil
+        committed = changes.originals[property.slot].flatMap { committedValue($0, property) }
       } else {
-        stored = committedStorage(property)
+        committed = publicValue(property, tracking: false)
       }
-      guard let stored else { continue }
-      if property.isToMany, let members = stored as? [ManagedObject], !property.isOrdered {
-        values[property.name] = Set(members)
-      } else {
-        values[property.name] = stored
-      }
+      if let committed { values[property.name] = committed }
     }
     return values
+  }
+
+  /// A committed value in the form ``value(forKey:)`` returns; related objects that left memory
+  /// are left out.
+  private func committedValue(_ snapshot: SnapshotValue, _ property: Property) -> Any? {
+    let context = link?.context
+    switch snapshot {
+    case .attribute(let stored):
+      return property.heldValue(of: stored) ?? nil
+    case .toOne(let id):
+      return id.flatMap { context?.registry.anyObject(for: $0) }
+    case .toMany(let ids):
+      let objects = ids.compactMap { context?.registry.anyObject(for: $0) }
+      return property.isOrdered ? objects : Set(objects) as Any
+    }
   }
 
   /// The property named `key`, or an `unknownKey` error naming the entity and key.

@@ -1,23 +1,140 @@
-/// Storage access shared by the mutation path, key-value coding and the invariant checks.
+import Observation
+
+/// The read hook and the writes: the only code that touches an object's storage.
+///
+/// Every read of a value — typed getters, key-value coding, key paths, snapshots, `description`,
+/// an observer's `.initial` call, validation, saving, the mutation path's own reads — goes through
+/// ``read(_:tracking:keyPath:)``. It fulfils a fault first and, for reads made on the user's
+/// behalf (`tracking`), reports the read to Swift Observation (or, while a typed key path is being
+/// resolved, to the access recording). Writes go through ``write(_:at:)``.
 extension ManagedObject {
-  /// Whether the object is registered and not deleted: its relationships may be used.
+  /// The read hook.
+  ///
+  /// - Parameters:
+  ///   - slot: The property's slot.
+  ///   - tracking: Whether the read is the user's (typed getter, key-value coding, key paths):
+  ///     then Swift Observation hears of it.
+  ///   - keyPath: The wrapped key path of a typed getter, for resolving typed key paths.
+  /// - Returns: The held value.
+  @usableFromInline
+  final func read(_ slot: Int, tracking: Bool, keyPath: AnyKeyPath? = nil) -> Any? {
+    if isFaultFlag { fulfilFaultOrStop() }
+    if tracking { noteAccess(slot, keyPath) }
+    return storage[slot]
+  }
+
+  /// Writes a slot: the mutation path's apply phase and primitive sets (each counts itself as a
+  /// change of the graph, see `ObjectContext.generation`).
+  func write(_ value: consuming Any?, at slot: Int) {
+    storage[slot] = value
+  }
+
+  /// Reports a user's read: to the access recording while a typed key path is being resolved,
+  /// otherwise to Swift Observation (making the registrar on first use).
+  private func noteAccess(_ slot: Int, _ keyPath: AnyKeyPath?) {
+    if let recording = link?.accessRecording {
+      recording.reads.append((self, slot, keyPath))
+      return
+    }
+    let observation = swiftObservation ?? SwiftObservation()
+    if swiftObservation == nil { swiftObservation = observation }
+    observation.registrar.access(self, keyPath: ManagedObject.observationKeyPath(slot))
+  }
+
+  // MARK: Typed access
+
+  /// The typed getter of attributes.
+  @inlinable
+  final func readAttribute<Value: AttributeValue>(
+    _ type: Value.Type, slot: Int, keyPath: AnyKeyPath
+  ) -> Value {
+    if let held = read(slot, tracking: true, keyPath: keyPath) { return held as! Value }
+    return Optional<Any>.none as! Value
+  }
+
+  /// The typed setter of attributes: the value's type was checked by the compiler, so comparing
+  /// it with the held value needs one cast. Inlinable (benchmark row "typed attribute set") so the
+  /// comparison is specialized for the property's type in the caller's module.
+  @inlinable
+  final func writeAttribute<Value: AttributeValue>(_ value: Value, slot: Int) {
+    let old = read(slot, tracking: false)
+    let changes: Bool?
+    if let old {
+      changes = (old as? Value).map { $0 != value } ?? true
+    } else {
+      changes = nil
+    }
+    commitAttribute(slot: slot, old: old, new: value, changes: changes)
+  }
+
+  /// The non-generic rest of a typed attribute set. `changes` is nil when the old value was nil:
+  /// then the set changes something when the new value is not nil.
+  @usableFromInline
+  final func commitAttribute(slot: Int, old: consuming Any?, new: consuming Any, changes: Bool?) {
+    let property = entity.properties[slot]
+    let context = typedSetContext(property)
+    let held: Any? = property.isOptionalAttribute ? unboxed(new) : new
+    context.performAttribute(
+      self, property, old: old, new: held, changes: changes ?? (held != nil))
+  }
+
+  /// The members a typed relationship getter returns.
+  final func readMembers(slot: Int, keyPath: AnyKeyPath) -> [ManagedObject] {
+    let held = read(slot, tracking: true, keyPath: keyPath)
+    if let collection = held as? ObjectCollection { return Array(collection.items) }
+    return held.map { [unsafeDowncast($0 as AnyObject, to: ManagedObject.self)] } ?? []
+  }
+
+  /// The typed relationship setter: misuse the compiler cannot see stops the program.
+  final func writeRelationship(_ objects: [ManagedObject], slot: Int) {
+    let property = entity.properties[slot]
+    let context = typedSetContext(property)
+    do {
+      if property.isToMany {
+        let objects = try context.checkedMembers(objects, for: property, of: self)
+        context.perform(.assignMembers(self, property, objects))
+      } else {
+        try objects.first.map { try context.checkRelatable($0, for: property, of: self) }
+        context.perform(.toOne(self, property, objects.first))
+      }
+    } catch {
+      preconditionFailure("ObservedGraph: \(error)")
+    }
+  }
+
+  /// The context of a typed set, or a stop naming why the object cannot be changed.
+  private func typedSetContext(_ property: Property) -> ObjectContext {
+    do {
+      return try usableContext(key: property.name)
+    } catch {
+      preconditionFailure("ObservedGraph: cannot set \(property.qualifiedName): \(error)")
+    }
+  }
+
+  // MARK: Internal reads and writes
+
+  /// Whether the object is registered and not deleted: it may change and be related.
   var isLive: Bool { lifecycle == .registered && !isDeletedFlag }
 
   /// The object a to-one slot holds.
   func toOne(_ property: Property) -> ManagedObject? {
-    storage[property.slot].map { unsafeDowncast($0 as AnyObject, to: ManagedObject.self) }
+    read(property.slot, tracking: false).map {
+      unsafeDowncast($0 as AnyObject, to: ManagedObject.self)
+    }
   }
 
   /// The collection of a to-many slot, if it was ever filled.
   func collection(_ property: Property) -> ObjectCollection? {
-    storage[property.slot].map { unsafeDowncast($0 as AnyObject, to: ObjectCollection.self) }
+    read(property.slot, tracking: false).map {
+      unsafeDowncast($0 as AnyObject, to: ObjectCollection.self)
+    }
   }
 
   /// The collection of a to-many slot, made on first use.
   func makeCollection(_ property: Property) -> ObjectCollection {
     if let collection = collection(property) { return collection }
     let collection = ObjectCollection(ordered: property.isOrdered)
-    storage[property.slot] = collection
+    write(collection, at: property.slot)
     return collection
   }
 
@@ -27,24 +144,70 @@ extension ManagedObject {
     return toOne(property).map { [$0] } ?? []
   }
 
-  /// A slot's current value in the form `value(forKey:)` returns, for committed values.
-  func committedStorage(_ property: Property) -> Any? {
-    guard property.isToMany else { return storage[property.slot] }
-    return members(property)
-  }
-
   /// The public form of a slot: the attribute value, the object, a `Set` or an `Array` of objects.
-  func publicValue(_ property: Property) -> Any? {
-    guard property.isToMany else { return storage[property.slot] }
-    let members = members(property)
+  func publicValue(_ property: Property, tracking: Bool) -> Any? {
+    let held = read(property.slot, tracking: tracking)
+    guard property.isToMany else { return held }
+    let members = (held as? ObjectCollection).map { Array($0.items) } ?? []
     return property.isOrdered ? members : Set(members) as Any
   }
 
-  /// Cuts the object loose from its context: relationships are dropped (ending reference cycles),
-  /// attribute values stay readable, and every later use throws `invalidObject`.
+  /// A slot's value as a value: the attribute's stored form, or the related objects' identifiers.
+  func snapshotValue(_ property: Property) -> SnapshotValue {
+    if property.isToMany { return .toMany(members(property).map(\.objectID)) }
+    if property.isRelationship { return .toOne(toOne(property)?.objectID) }
+    return .attribute(property.storedValue(of: read(property.slot, tracking: false)))
+  }
+
+  /// The attribute values, for bringing the object back from an undo step.
+  func attributeSnapshot() -> ObjectSnapshot {
+    ObjectSnapshot(
+      values: entity.properties.filter { !$0.isRelationship }.map { property in
+        ObjectSnapshot.Value(
+          slot: property.slot, value: property.storedValue(of: read(property.slot, tracking: false))
+        )
+      })
+  }
+
+  /// Cuts the object loose from its context: observers end, relationships and change state are
+  /// dropped (ending reference cycles), attribute values stay readable, and every later change
+  /// fails with `invalidObject`.
   func invalidate() {
-    if observers != nil, let context = _context { context.dropObservers(of: self) }
+    if observers != nil, let context = link?.context { context.center.dropObservers(of: self) }
     lifecycle = .invalid
+    isFaultFlag = false
+    changes.removeAll()
+    pending = PendingState()
     for property in entity.relationshipProperties { storage[property.slot] = nil }
+  }
+}
+
+/// The Swift Observation registrar of one object.
+final class SwiftObservation {
+  let registrar = ObservationRegistrar()
+}
+
+extension ManagedObject {
+  /// Key paths that stand for one slot of any object, for the Swift Observation registrar.
+  // Immutable after initialization; key paths are immutable objects.
+  nonisolated(unsafe) static let observationKeyPaths: [KeyPath<ManagedObject, Int>] = (0..<128).map
+  {
+    \ManagedObject.[observationSlot: $0]
+  }
+
+  static func observationKeyPath(_ slot: Int) -> KeyPath<ManagedObject, Int> {
+    slot < observationKeyPaths.count
+      ? observationKeyPaths[slot] : \ManagedObject.[observationSlot: slot]
+  }
+
+  /// The slot itself; exists only so that a key path can name a slot.
+  subscript(observationSlot slot: Int) -> Int { slot }
+}
+
+extension ManagedObject {
+  /// Writes a slot without counting it as a change of the graph: a fault's values arriving, or an
+  /// object being brought back for undo before it rejoins its context.
+  func fill(_ value: Any?, at slot: Int) {
+    storage[slot] = value
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 
 /// An object of an ``ObjectContext``: storage for the properties its entity describes, observed,
@@ -29,36 +30,53 @@ import Observation
 open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// The object's entity.
   public let entity: EntityDescription
-  /// The object's identifier, stable for the object's life.
+  /// The object's identifier: fixed at insert, never changing; see ``ObjectID``.
   public let objectID: ObjectID
-  // The context owns its objects; it marks them `.invalid` before it goes away, and every use of
-  // `_context` checks `lifecycle` first, so the unowned reference is never followed dangling.
-  unowned(unsafe) var _context: ObjectContext?
-  @usableFromInline var storage: ContiguousArray<Any?>
+  /// The link to the context; nil only for the prototypes a model reads its wrappers from.
+  let link: ContextLink?
+  /// The property values, one slot per property of the entity; reached only through the read
+  /// and write functions of ManagedObject+Storage.swift.
+  ///
+  /// This and the change and pending state are touched on every set; release builds skip the
+  /// dynamic exclusivity checks of these three (benchmark row "typed attribute set": a check is
+  /// about 120 instructions), debug builds keep them.
+  #if OBSERVEDGRAPH_INVARIANTS
+    var storage: ObjectStorage
+  #else
+    @exclusivity(unchecked) var storage: ObjectStorage
+  #endif
   var lifecycle: Lifecycle
   var isInsertedFlag = false
   var isDeletedFlag = false
-  var changes = ChangeState()
+  /// Whether the values are not loaded yet: the first read asks the context to fulfil the fault.
+  var isFaultFlag = false
+  #if OBSERVEDGRAPH_INVARIANTS
+    /// Which slots changed since the last save, with their committed values (the change
+    /// tracker's).
+    var changes = ChangeState()
+    /// Slots changed since the context last posted objects-did-change, and lifecycle news (the
+    /// observer center's).
+    var pending = PendingState()
+  #else
+    @exclusivity(unchecked) var changes = ChangeState()
+    @exclusivity(unchecked) var pending = PendingState()
+  #endif
   /// Observers of this object's keys; nil until the first observer is added.
   var observers: ObserverTable?
-  /// Slots changed since the context last posted objects-did-change, and lifecycle news.
-  var pending = PendingState()
-  /// The Swift Observation registrar, made on the first typed read. Boxed in a class so that the
+  /// The Swift Observation registrar, made on the first tracked read. Boxed in a class so that the
   /// mutation path's "is anyone tracking" test is a pointer comparison (benchmark row "typed
   /// attribute set, no observer").
   var swiftObservation: SwiftObservation?
-  /// While non-nil, typed reads append their slot here (used to resolve typed key paths).
-  var accessLog: [Int]?
-  /// The wrapped key path of the last typed read while `accessLog` is on.
-  var lastAccessedKeyPath: AnyKeyPath?
 
+  /// Where an object stands with its context.
   enum Lifecycle: UInt8 {
     /// Made to read a class's property wrappers; has no context.
     case prototype
-    /// Registered with its context.
+    /// Registered with its context (live, or deleted until the next save).
     case registered
-    /// Its insertion was undone; redo brings it back.
-    case unregistered
+    /// Out of its context, but undo may bring it back: its insertion was undone, or its deletion
+    /// was saved.
+    case detached
     /// Its context was reset or released.
     case invalid
   }
@@ -68,19 +86,26 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   ///
   /// - Parameter bootstrap: The context's opaque creation token.
   public required init(_ bootstrap: ObjectBootstrap) {
-    if let entity = bootstrap.entity, let context = bootstrap.context {
+    if let entity = bootstrap.entity, let link = bootstrap.link, let id = bootstrap.id {
       self.entity = entity
-      self.objectID = ObjectID(
-        entityName: entity.name, contextNumber: context.number, number: bootstrap.number)
-      self._context = context
-      self.storage = entity.initialStorage
+      self.objectID = id
+      self.link = link
+      self.storage = ObjectStorage(entity.initialStorage)
       self.lifecycle = .registered
     } else {
       self.entity = EntityDescription.prototype
-      self.objectID = ObjectID(entityName: "", contextNumber: 0, number: 0)
-      self._context = nil
-      self.storage = []
+      self.objectID = ObjectID(storeIdentifier: UUID(), entityName: "", key: 0)
+      self.link = nil
+      self.storage = ObjectStorage([])
       self.lifecycle = .prototype
+    }
+  }
+
+  deinit {
+    // The registry holds objects without retaining them (it keeps some alive through a separate
+    // strong table); an object going away leaves it here.
+    if lifecycle == .registered || lifecycle == .detached, let context = link?.context {
+      context.registry.forget(objectID, ObjectIdentifier(self))
     }
   }
 
@@ -102,9 +127,16 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// ```
   open class var isAbstract: Bool { false }
 
-  /// The context the object belongs to, or nil once its context was reset or released.
+  /// The context the object belongs to; nil once the object left it (its deletion was saved, or
+  /// its insertion undone) or the context was reset or released.
+  ///
+  /// ```swift
+  /// try context.delete(book)
+  /// try context.save()
+  /// #expect(book.context == nil && book.isDeleted)
+  /// ```
   public var context: ObjectContext? {
-    lifecycle == .registered || lifecycle == .unregistered ? _context : nil
+    lifecycle == .registered ? link?.context : nil
   }
 
   // MARK: Lifecycle hooks
@@ -210,24 +242,18 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// Hashes the object's identity.
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
-  /// `<Book c1/3>` followed by the object's attribute values.
+  /// `Book#3 { title: "Dune" (String), price: 12.0 (Double) }`: the object's identifier, as every
+  /// message spells it, then its attribute values (`<fault>` for a fault, which is not loaded).
   open var description: String {
+    guard !isFaultFlag else { return "\(objectID) <fault>" }
     let values = entity.properties.filter { !$0.isRelationship }.map { property in
-      "\(property.name): \(ObjectGraphError.describe(storage[property.slot]))"
+      "\(property.name): \(ObjectGraphError.describe(read(property.slot, tracking: false)))"
     }
-    return "\(shortDescription) { \(values.joined(separator: ", ")) }"
+    return "\(objectID) { \(values.joined(separator: ", ")) }"
   }
-
-  /// `<Book 3>`: the entity and object number.
-  var shortDescription: String { "<\(entity.name) \(objectID.number)>" }
 }
 
 extension EntityDescription {
   /// The entity of prototype objects, which only exist while a model reads their wrappers.
   static let prototype = EntityDescription(name: "<prototype>")
-}
-
-/// The Swift Observation registrar of one object.
-final class SwiftObservation {
-  let registrar = ObservationRegistrar()
 }

@@ -11,14 +11,14 @@ public struct MutableObjectSet: Sequence {
   let property: Property
 
   /// The number of objects in the relationship now.
-  public var count: Int { owner.collection(property)?.count ?? 0 }
+  public var count: Int { owner.members(property).count }
 
   /// Whether the relationship holds `object` now.
   ///
   /// - Parameter object: Any object.
   /// - Returns: true when it is a member.
   public func contains(_ object: ManagedObject) -> Bool {
-    owner.collection(property)?.contains(object) ?? false
+    owner.members(property).contains { $0 === object }
   }
 
   /// Iterates over a snapshot of the members.
@@ -44,8 +44,8 @@ public struct MutableObjectSet: Sequence {
   /// - Throws: As ``insert(_:)``; nothing is added when any object is refused.
   public func formUnion(_ objects: some Sequence<ManagedObject>) throws {
     let context = try checkedContext()
-    let objects = try context.validatedObjects(Array(objects), for: property, of: owner)
-    context.insertObjects(objects, into: owner, property, at: nil)
+    let objects = try context.checkedMembers(Array(objects), for: property, of: owner)
+    context.perform(.insertMembers(owner, property, objects, at: nil))
   }
 
   /// Removes every object of a sequence that is a member (one removal change).
@@ -54,7 +54,7 @@ public struct MutableObjectSet: Sequence {
   /// - Throws: `deletedObject` when the owner is deleted.
   public func subtract(_ objects: some Sequence<ManagedObject>) throws {
     let context = try checkedContext()
-    context.removeObjects(Array(objects), from: owner, property)
+    context.perform(.removeMembers(owner, property, Array(objects)))
   }
 
   /// Keeps only the members that are also in `objects` (one removal change for the others).
@@ -72,9 +72,7 @@ public struct MutableObjectSet: Sequence {
   public func removeAll() throws { try subtract(owner.members(property)) }
 
   func checkedContext() throws -> ObjectContext {
-    let context = try owner.usableContext(key: property.name)
-    try owner.checkRelationshipUsable(property)
-    return context
+    try owner.usableContext(key: property.name)
   }
 }
 
@@ -94,9 +92,9 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   /// 0.
   public var startIndex: Int { 0 }
   /// The number of members now.
-  public var endIndex: Int { owner.collection(property)?.count ?? 0 }
+  public var endIndex: Int { owner.members(property).count }
   /// The member at `position` now.
-  public subscript(position: Int) -> ManagedObject { owner.collection(property)!.items[position] }
+  public subscript(position: Int) -> ManagedObject { owner.members(property)[position] }
 
   /// The position of `object`, or nil when it is not a member.
   ///
@@ -104,7 +102,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   /// - Returns: Its index.
   /// - Complexity: O(n).
   public func index(of object: ManagedObject) -> Int? {
-    owner.collection(property)?.index(of: object)
+    owner.members(property).firstIndex { $0 === object }
   }
 
   /// Adds an object at the end; a member is moved to the end.
@@ -123,8 +121,8 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   public func insert(_ object: ManagedObject, at index: Int) throws {
     let context = try checkedContext()
     try checkIndex(index, limit: endIndex)
-    let objects = try context.validatedObjects([object], for: property, of: owner)
-    context.insertObjects(objects, into: owner, property, at: index)
+    let objects = try context.checkedMembers([object], for: property, of: owner)
+    context.perform(.insertMembers(owner, property, objects, at: index))
   }
 
   /// Removes the member at `index`.
@@ -134,7 +132,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   public func remove(at index: Int) throws {
     let context = try checkedContext()
     try checkIndex(index, limit: endIndex - 1)
-    context.removeObjects([self[index]], from: owner, property)
+    context.perform(.removeMembers(owner, property, [self[index]]))
   }
 
   /// Removes `object` if it is a member.
@@ -143,10 +141,11 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   /// - Throws: `deletedObject` when the owner is deleted.
   public func remove(_ object: ManagedObject) throws {
     let context = try checkedContext()
-    context.removeObjects([object], from: owner, property)
+    context.perform(.removeMembers(owner, property, [object]))
   }
 
-  /// Moves the member at `source` to `destination` (a reordering: a setting of the relationship).
+  /// Moves the member at `source` to `destination`: observers hear a removal at `source` followed
+  /// by an insertion at `destination` (the same object), and undo puts it back.
   ///
   /// - Parameters:
   ///   - source: The member's position.
@@ -160,7 +159,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
     var list = owner.members(property)
     let object = list.remove(at: source)
     list.insert(object, at: destination)
-    context.replaceObjects(owner, property, with: list)
+    context.perform(.assignMembers(owner, property, list))
   }
 
   private func checkedContext() throws -> ObjectContext {
@@ -213,7 +212,6 @@ extension ManagedObject {
         reason: "'\(key)' is not \(wanted)")
     }
     _ = try usableContext(key: key)
-    try checkRelationshipUsable(property)
     return property
   }
 }

@@ -14,22 +14,31 @@
 /// }
 /// ```
 ///
+/// Setting a to-many property reports what changed: `book.pages.append(page)` is an insertion at
+/// the end, `book.pages.remove(at: 0)` a removal at index 0, a move a removal at its old index
+/// followed by an insertion at its new one, and any other assignment its difference — the objects
+/// that left (with their old indexes), then the objects that joined (with their new indexes). An
+/// assignment that changes nothing is a setting whose old and new values are equal.
+///
 /// Setting the property with an object of another context, or on a deleted object, is a
 /// programming error and stops the program with a message; ``ManagedObject/setValue(_:forKey:)``
 /// reports the same mistakes by throwing.
 @propertyWrapper
-public struct Relationship<Value: RelationshipValue>: _PropertyWrapper {
+public struct Relationship<Value: RelationshipValue> {
   let inverse: RelationshipDescription.Inverse?
   let deleteRule: DeleteRule
   let ordered: Bool?
   let isOptional: Bool
   let minCount: Int
   let maxCount: Int
-  /// The cached storage slot of this property in its object; resolved on first use.
-  public var _slot = -1
+  /// The storage slot of this property in its object; resolved on first use, negative until then.
+  var slot = -1
 
   /// Declares a relationship.
   ///
+  /// ```swift
+  /// @Relationship(inverse: "book", deleteRule: .cascade, ordered: true) var pages: [Page]
+  /// ```
   /// - Parameters:
   ///   - inverse: The name of the inverse on the destination, or `.noInverse`.
   ///   - deleteRule: What deleting this object does to the destinations.
@@ -65,110 +74,107 @@ public struct Relationship<Value: RelationshipValue>: _PropertyWrapper {
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
     get {
-      let slot = object._slot(of: storageKeyPath)
-      object._noteAccess(slot, wrappedKeyPath)
-      return object._relationshipValue(Value.self, slot: slot)
+      let slot = slot(of: object, storageKeyPath)
+      let members = object.readMembers(slot: slot, keyPath: wrappedKeyPath)
+      return Value.relationshipShape.make(members) as! Value
     }
     set {
-      object._setTypedRelationship(newValue._objects, slot: object._slot(of: storageKeyPath))
+      object.writeRelationship(
+        Value.relationshipShape.members(newValue), slot: slot(of: object, storageKeyPath))
     }
   }
 
-  func _declaration(name: String) throws -> _Declaration {
-    if let ordered, ordered != Value._isOrdered {
+  private static func slot<Object: ManagedObject>(
+    of object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+  ) -> Int {
+    let cached = object[keyPath: storageKeyPath].slot
+    if cached >= 0 { return cached }
+    let slot = object.resolveSlot(storageKeyPath) { (object: Object) in
+      object[keyPath: storageKeyPath].slot = markedSlot
+    }
+    object[keyPath: storageKeyPath].slot = slot
+    return slot
+  }
+}
+
+extension Relationship: PropertyWrapperDeclaring {
+  func declaration(name: String) throws -> Declaration {
+    let shape = Value.relationshipShape
+    if let ordered, ordered != shape.isOrdered {
       throw ObjectGraphError(
-        .invalidClass, entity: String(describing: Value._destination), key: name,
+        .invalidClass, entity: shape.destination.entityName, key: name,
         reason: "relationship '\(name)' says ordered: \(ordered) but its type \(Value.self) is "
-          + (Value._isOrdered ? "ordered (Array)" : "not ordered"))
+          + (shape.isOrdered ? "ordered (Array)" : "not ordered"))
     }
     return .relationship(
       RelationshipDescription(
-        name: name, destination: Value._destination.entityName, inverse: inverse,
-        toMany: Value._isToMany, ordered: Value._isOrdered, deleteRule: deleteRule,
+        name: name, destination: shape.destination.entityName, inverse: inverse,
+        toMany: shape.isToMany, ordered: shape.isOrdered, deleteRule: deleteRule,
         isOptional: isOptional, minCount: minCount, maxCount: maxCount))
   }
+
+  var destinationClass: ManagedObject.Type? { Value.relationshipShape.destination }
 }
 
 /// A Swift type that can be the value of a ``Relationship`` property: `Optional` of an object
 /// (to-one), `Set` of objects (to-many) or `Array` of objects (ordered to-many).
+///
+/// The library provides the three conformances; the requirement describes the shape.
 public protocol RelationshipValue {
-  /// The destination class.
-  static var _destination: ManagedObject.Type { get }
-  /// Whether the relationship is to-many.
-  static var _isToMany: Bool { get }
-  /// Whether the relationship is ordered.
-  static var _isOrdered: Bool { get }
-  /// Reads the value from a relationship slot.
-  static func _fromStorage(_ storage: Any?) -> Self
-  /// The objects this value holds, in order.
-  var _objects: [ManagedObject] { get }
-  /// A value holding `objects`.
-  static func _fromObjects(_ objects: [ManagedObject]) -> Self
+  /// The shape of the relationship a property of this type declares.
+  ///
+  /// ```swift
+  /// [Page].relationshipShape   // ordered to-many of Page
+  /// ```
+  static var relationshipShape: RelationshipShape { get }
+}
+
+/// How a ``RelationshipValue`` type relates objects: its destination class, whether it is to-many
+/// and ordered, and how its values convert to and from a list of objects. Opaque; made by the
+/// library's conformances.
+///
+/// ```swift
+/// Set<Book>.relationshipShape.description   // "to-many of Book"
+/// ```
+public struct RelationshipShape: Sendable, CustomStringConvertible {
+  let destination: ManagedObject.Type
+  let isToMany: Bool
+  let isOrdered: Bool
+  let make: @Sendable ([ManagedObject]) -> Any
+  let members: @Sendable (Any) -> [ManagedObject]
+
+  /// `to-one of Book`, `to-many of Book` or `ordered to-many of Page`.
+  public var description: String {
+    (isToMany ? (isOrdered ? "ordered to-many" : "to-many") : "to-one") + " of \(destination)"
+  }
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
-  /// The wrapped class.
-  public static var _destination: ManagedObject.Type { Wrapped.self }
-  /// false: an optional object is to-one.
-  public static var _isToMany: Bool { false }
-  /// false.
-  public static var _isOrdered: Bool { false }
-  /// The object in the slot, or nil.
-  public static func _fromStorage(_ storage: Any?) -> Self {
-    storage.map { unsafeDowncast($0 as AnyObject, to: Wrapped.self) }
-  }
-  /// The object, if any.
-  public var _objects: [ManagedObject] { self.map { [$0] } ?? [] }
-  /// The first object, or nil.
-  public static func _fromObjects(_ objects: [ManagedObject]) -> Self {
-    objects.first.map { unsafeDowncast($0, to: Wrapped.self) }
+  /// To-one: nil or one object of the wrapped class.
+  public static var relationshipShape: RelationshipShape {
+    RelationshipShape(
+      destination: Wrapped.self, isToMany: false, isOrdered: false,
+      make: { objects in objects.first.map { unsafeDowncast($0, to: Wrapped.self) } as Any },
+      members: { value in (value as! Self).map { [$0] } ?? [] })
   }
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
-  /// The element class.
-  public static var _destination: ManagedObject.Type { Element.self }
-  /// true.
-  public static var _isToMany: Bool { true }
-  /// false: a set has no order.
-  public static var _isOrdered: Bool { false }
-  /// The members of the slot's collection.
-  public static func _fromStorage(_ storage: Any?) -> Self {
-    guard let collection = storage as? ObjectCollection else { return [] }
-    return Set(collection.items.lazy.map { unsafeDowncast($0, to: Element.self) })
-  }
-  /// The members.
-  public var _objects: [ManagedObject] { map { $0 } }
-  /// A set of the objects.
-  public static func _fromObjects(_ objects: [ManagedObject]) -> Self {
-    Set(objects.lazy.map { unsafeDowncast($0, to: Element.self) })
+  /// To-many, unordered, of the element class.
+  public static var relationshipShape: RelationshipShape {
+    RelationshipShape(
+      destination: Element.self, isToMany: true, isOrdered: false,
+      make: { objects in Set(objects.lazy.map { unsafeDowncast($0, to: Element.self) }) },
+      members: { value in (value as! Self).map { $0 } })
   }
 }
 
 extension Array: RelationshipValue where Element: ManagedObject {
-  /// The element class.
-  public static var _destination: ManagedObject.Type { Element.self }
-  /// true.
-  public static var _isToMany: Bool { true }
-  /// true: an array keeps its order.
-  public static var _isOrdered: Bool { true }
-  /// The members of the slot's collection, in order.
-  public static func _fromStorage(_ storage: Any?) -> Self {
-    guard let collection = storage as? ObjectCollection else { return [] }
-    return collection.items.map { unsafeDowncast($0, to: Element.self) }
-  }
-  /// The members in order.
-  public var _objects: [ManagedObject] { map { $0 } }
-  /// The objects, in order.
-  public static func _fromObjects(_ objects: [ManagedObject]) -> Self {
-    objects.map { unsafeDowncast($0, to: Element.self) }
-  }
-}
-
-extension ManagedObject {
-  /// The value of a relationship slot, typed.
-  @usableFromInline
-  final func _relationshipValue<Value: RelationshipValue>(_ type: Value.Type, slot: Int) -> Value {
-    Value._fromStorage(storage[slot])
+  /// To-many, ordered, of the element class.
+  public static var relationshipShape: RelationshipShape {
+    RelationshipShape(
+      destination: Element.self, isToMany: true, isOrdered: true,
+      make: { objects in objects.map { unsafeDowncast($0, to: Element.self) } },
+      members: { value in (value as! Self).map { $0 } })
   }
 }

@@ -11,8 +11,9 @@
 /// #expect(recorder.take().isEmpty)   // nothing else fired
 /// ```
 ///
-/// Objects render as `Entity#n`, where `n` is the object's number in its context (insertion order),
-/// so lines are the same on every run.
+/// Objects render as their identifier's short form, `Entity#n` — the spelling errors and
+/// descriptions use too — where `n` is the object's key: in a context without a store, its
+/// insertion order, so lines are the same on every run.
 public final class ChangeRecorder {
   /// One recorded change.
   public struct Record: Equatable, Sendable, CustomStringConvertible {
@@ -76,7 +77,7 @@ public final class ChangeRecorder {
   ///
   /// - Parameter context: The context to watch.
   public init(context: ObjectContext) {
-    let id = context.addTap(
+    let id = context.center.addTap(
       edit: { [weak self] object, key, change in
         self?.append(
           Self.label(object), key, change.kind, change.old, change.new, change.indexes,
@@ -88,7 +89,7 @@ public final class ChangeRecorder {
             object: Self.label(object), key: "@lifecycle", kind: .setting, old: nil, new: what,
             indexes: nil, isPrior: false))
       })
-    tokens.append(ObservationToken { [weak context] in context?.removeTap(id) })
+    tokens.append(ObservationToken { [link = context.link] in link.context?.center.removeTap(id) })
   }
 
   /// The records as lines of text.
@@ -106,7 +107,7 @@ public final class ChangeRecorder {
   public var isEmpty: Bool { records.isEmpty }
 
   /// nil when the recorded lines are exactly `expected`; otherwise a readable account of the
-  /// difference. Forgets the records either way.
+  /// difference, naming the first differing line counted from 1. Forgets the records either way.
   ///
   /// ```swift
   /// #expect(recorder.mismatch(["Book#1.title setting new=\"x\""]) == nil)
@@ -120,7 +121,7 @@ public final class ChangeRecorder {
       zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
       ?? min(actual.count, expected.count)
     return "recorded \(actual.count) lines, expected \(expected.count); first difference at line "
-      + "\(first):\n  recorded: \(first < actual.count ? actual[first] : "<none>")\n  expected: "
+      + "\(first + 1):\n  recorded: \(first < actual.count ? actual[first] : "<none>")\n  expected: "
       + "\(first < expected.count ? expected[first] : "<none>")\nall recorded:\n  "
       + actual.joined(separator: "\n  ")
   }
@@ -144,7 +145,7 @@ public final class ChangeRecorder {
   }
 
   static func label(_ object: ManagedObject) -> String {
-    "\(object.entity.name)#\(object.objectID.number)"
+    object.objectID.description
   }
 
   /// Stable text for a value: strings quoted, objects as `Entity#n`, sets sorted.
@@ -162,25 +163,10 @@ public final class ChangeRecorder {
     case let values as Set<AnyHashable>:
       return "{" + values.map { render($0.base) }.sorted().joined(separator: ", ") + "}"
     default:
-      if let optional = value as? any _OptionalBox {
-        return render(optional._unboxed)
+      if let optional = value as? any OptionalBox {
+        return render(optional.unboxed)
       }
       return "\(value)"
     }
-  }
-}
-
-extension ObjectContext {
-  func addTap(
-    edit: @escaping (ManagedObject, String, RawChange) -> Void,
-    lifecycle: @escaping (ManagedObject, String) -> Void
-  ) -> Int {
-    nextSubscriberID += 1
-    taps.append(Tap(id: nextSubscriberID, receive: edit, lifecycle: lifecycle))
-    return nextSubscriberID
-  }
-
-  func removeTap(_ id: Int) {
-    taps.removeAll { $0.id == id }
   }
 }

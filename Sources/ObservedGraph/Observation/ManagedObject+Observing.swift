@@ -57,62 +57,94 @@ extension KeyValueObserving where Self: ManagedObject {
   }
 
   /// Registers a typed observation: `direct` for a modelled property (raw storage values),
-  /// `computed` for a computed key path (values read through the key path).
+  /// `computed` for anything else — a computed property, or a key path through relationships —
+  /// observed through every property it reads, on whichever object it reads it.
   @usableFromInline
   func _observe<Value>(
     _ keyPath: KeyPath<Self, Value>, options: ObservationOptions,
     direct: @escaping (ObservedChange<Any?>) -> Void,
     computed: @escaping (ObservedChange<Any?>) -> Void
   ) -> ObservationToken {
-    guard let context, lifecycle == .registered else { return ObservationToken {} }
-    accessLog = []
+    guard let context, let link else { return ObservationToken {} }
+    // Read the key path once, recording every read the read hook sees.
+    let recording = AccessRecording()
+    link.accessRecording = recording
     _ = self[keyPath: keyPath]
-    let slots = accessLog ?? []
-    let isDirect = slots.count == 1 && lastAccessedKeyPath == keyPath as AnyKeyPath
-    accessLog = nil
-    lastAccessedKeyPath = nil
-    if isDirect {
-      let property = entity.properties[slots[0]]
-      return observeSlot(property, context: context, options: options) { raw in
-        direct(raw.typed { $0 })
+    link.accessRecording = nil
+    let reads = recording.reads
+    if reads.count == 1, reads[0].object === self, reads[0].keyPath == keyPath as AnyKeyPath {
+      let property = entity.properties[reads[0].slot]
+      if type(of: self).keyPathsForValuesAffectingValue(forKey: property.name).isEmpty {
+        return observeSlot(property, context: context, options: options) { raw in
+          direct(raw.typed { $0 })
+        }
       }
+      checkDependencies(of: [property.name])
+      return observePaths(
+        [[property.name]], context: context, options: options,
+        current: { $0.publicValue(property, tracking: false) },
+        deliver: { raw in direct(raw.typed { $0 }) })
     }
-    var names: [String] = []
-    for slot in slots where !names.contains(entity.properties[slot].name) {
-      names.append(entity.properties[slot].name)
-    }
-    let observation = PathObservation(
-      context: context, root: self, paths: names.map { [$0] }, options: options,
+    return observePaths(
+      readPaths(reads), context: context, options: options,
       current: { ($0 as! Self)[keyPath: keyPath] },
       deliver: { raw in computed(raw.typed { $0 }) })
-    observation.start()
-    return ObservationToken { observation.invalidate() }
+  }
+
+  /// The key paths from this object that a recorded read reached: a read of an object reached
+  /// through a relationship read earlier extends that relationship's path. Only the longest paths
+  /// are kept (observing `category.name` also observes `category`).
+  private func readPaths(_ reads: [(object: ManagedObject, slot: Int, keyPath: AnyKeyPath?)])
+    -> [[String]]
+  {
+    var reached: [ObjectIdentifier: [String]] = [ObjectIdentifier(self): []]
+    var paths: [[String]] = []
+    for read in reads {
+      guard let base = reached[ObjectIdentifier(read.object)] else { continue }
+      let property = read.object.entity.properties[read.slot]
+      let path = base + [property.name]
+      if !paths.contains(path) { paths.append(path) }
+      guard property.isRelationship else { continue }
+      for member in read.object.members(property) where reached[ObjectIdentifier(member)] == nil {
+        reached[ObjectIdentifier(member)] = path
+      }
+    }
+    return paths.filter { path in
+      !paths.contains { $0.count > path.count && Array($0.prefix(path.count)) == path }
+    }
+  }
+
+  /// A dependent key naming an unknown key is a mistake in the class: stop with a message.
+  private func checkDependencies(of path: [String]) {
+    do {
+      try ManagedObject.checkPath(path, entity: entity, objectClass: type(of: self), whole: path[0])
+    } catch {
+      preconditionFailure("ObservedGraph: \(error)")
+    }
   }
 
   /// A function converting raw values to the Swift type of a typed key path, chosen once.
   @usableFromInline
   static func _converter<Value>(to type: Value.Type) -> (Any?) -> Value {
-    if let attribute = type as? any AttributeValue.Type {
-      return attributeConverter(attribute) as! (Any?) -> Value
-    }
     if let relationship = type as? any RelationshipValue.Type {
       return relationshipConverter(relationship) as! (Any?) -> Value
     }
-    return { $0 as! Value }
-  }
-
-  private static func attributeConverter<A: AttributeValue>(_ type: A.Type) -> Any {
-    { (raw: Any?) -> A in A._fromStorage(raw) } as (Any?) -> A
+    return { raw in
+      if let raw { return raw as! Value }
+      return Optional<Any>.none as! Value
+    }
   }
 
   private static func relationshipConverter<R: RelationshipValue>(_ type: R.Type) -> Any {
     { (raw: Any?) -> R in
+      let objects: [ManagedObject]
       switch raw {
-      case let set as Set<ManagedObject>: R._fromObjects(Array(set))
-      case let array as [ManagedObject]: R._fromObjects(array)
-      case let object as ManagedObject: R._fromObjects([object])
-      default: R._fromObjects([])
+      case let set as Set<ManagedObject>: objects = Array(set)
+      case let array as [ManagedObject]: objects = array
+      case let object as ManagedObject: objects = [object]
+      default: objects = []
       }
+      return R.relationshipShape.make(objects) as! R
     } as (Any?) -> R
   }
 }
@@ -143,39 +175,66 @@ extension ManagedObject {
     changeHandler: @escaping (ObservedChange<Any?>) -> Void
   ) throws -> ObservationToken {
     let context = try usableContext(key: keyPath)
-    let keys = keyPath.split(separator: ".").map(String.init)
-    try Self.checkPath(keys[...], entity: entity, objectClass: type(of: self), whole: keyPath)
-    if keys.count == 1, let property = entity.propertiesByName[keys[0]] {
+    let keys = try keyPathComponents(keyPath)
+    try Self.checkPath(keys, entity: entity, objectClass: type(of: self), whole: keyPath)
+    if keys.count == 1, let property = entity.propertiesByName[keys[0]],
+      type(of: self).keyPathsForValuesAffectingValue(forKey: keys[0]).isEmpty
+    {
       return observeSlot(property, context: context, options: options) { raw in
         changeHandler(raw.typed { $0 })
       }
     }
-    let observation = PathObservation(
-      context: context, root: self, paths: [keys], options: options,
+    return observePaths(
+      [keys], context: context, options: options,
       current: { try? $0.value(forKeyPath: keyPath) },
       deliver: { raw in changeHandler(raw.typed { $0 }) })
-    observation.start()
-    return ObservationToken { observation.invalidate() }
   }
 
-  private static func checkPath(
-    _ keys: ArraySlice<String>, entity: EntityDescription, objectClass: ManagedObject.Type,
-    whole: String
+  /// Checks a key path and every dependent key it reaches, without recursion (paths of any length,
+  /// dependency cycles end): each key must be a property, except that the last key may be a
+  /// dependent key (`keyPathsForValuesAffectingValue(forKey:)` not empty), and every key path a
+  /// dependent key names must check too — an unknown key would never fire.
+  static func checkPath(
+    _ keys: [String], entity: EntityDescription, objectClass: ManagedObject.Type, whole: String
   ) throws {
-    guard let key = keys.first else { return }
-    if let property = entity.propertiesByName[key] {
-      guard keys.count > 1 else { return }
-      guard let destination = property.destination else {
+    let root = entity
+    var work: [(keys: ArraySlice<String>, entity: EntityDescription, path: String)] = [
+      (keys[...], entity, whole)
+    ]
+    var visited = Set<String>()
+    while let (keys, entity, path) = work.popLast() {
+      guard let key = keys.first,
+        visited.insert("\(entity.name):\(keys.joined(separator: "."))").inserted
+      else { continue }
+      let rest = keys.dropFirst()
+      let owner: ManagedObject.Type = entity === root ? objectClass : entity.objectClass
+      let dependencies = owner.keyPathsForValuesAffectingValue(forKey: key)
+      for dependency in dependencies {
+        let steps = dependency.split(separator: ".", omittingEmptySubsequences: false).map(
+          String.init)
+        guard !steps.contains(where: \.isEmpty) else {
+          throw ObjectGraphError(
+            .unknownKey, entity: entity.name, key: key, value: dependency,
+            reason: "the dependent key '\(key)' names the key path '\(dependency)', which has an "
+              + "empty component")
+        }
+        work.append((steps[...], entity, "\(dependency) (affecting '\(key)' of \(entity.name))"))
+      }
+      if let property = entity.propertiesByName[key] {
+        guard !rest.isEmpty else { continue }
+        guard let destination = property.destination else {
+          throw ObjectGraphError(
+            .unknownKey, entity: entity.name, key: whole, value: key,
+            reason: "'\(key)' in key path '\(ObjectGraphError.shorten(path))' is an attribute, so "
+              + "the path cannot go on")
+        }
+        work.append((rest, destination, path))
+      } else if dependencies.isEmpty || !rest.isEmpty {
         throw ObjectGraphError(
           .unknownKey, entity: entity.name, key: whole, value: key,
-          reason: "'\(key)' in key path '\(whole)' is an attribute, so the path cannot go on")
+          reason: "\(entity.name) has no property '\(ObjectGraphError.shorten(key))' (key path "
+            + "'\(ObjectGraphError.shorten(path))')")
       }
-      try checkPath(
-        keys.dropFirst(), entity: destination, objectClass: destination.objectClass, whole: whole)
-    } else if objectClass.keyPathsForValuesAffectingValue(forKey: key).isEmpty || keys.count > 1 {
-      throw ObjectGraphError(
-        .unknownKey, entity: entity.name, key: whole, value: key,
-        reason: "\(entity.name) has no property '\(key)' (key path '\(whole)')")
     }
   }
 
@@ -186,24 +245,38 @@ extension ManagedObject {
   ) -> ObservationToken {
     let observer = Observer(
       options: options, will: options.contains(.prior) ? deliver : nil, did: deliver)
-    context.addObserver(observer, to: self, slot: property.slot)
+    context.center.addObserver(observer, to: self, slot: property.slot)
     if options.contains(.initial) {
       deliver(
         RawChange(
           kind: .setting, old: nil,
-          new: options.contains(.new) ? .some(publicValue(property)) : nil,
+          new: options.contains(.new) ? .some(publicValue(property, tracking: false)) : nil,
           indexes: nil, isPrior: false))
     }
-    // The token holds the object's observer table weakly, not the object: a weak reference to the
-    // object would move all of its reference counting to the slow path (benchmark row "same with 1
-    // observer getting old+new").
+    // The token holds the object's observer table weakly and the context's link, neither the
+    // object nor the context: a weak reference to either would move all of its reference counting
+    // to the slow path (benchmark rows "typed attribute set", "same with 1 observer getting
+    // old+new").
     let table = observers
-    return ObservationToken { [weak table, weak context] in
-      if let table, let context {
-        context.removeObserver(observer, from: table.owner, slot: property.slot)
+    return ObservationToken { [weak table, link = context.link] in
+      if let table, let context = link.context {
+        context.center.removeObserver(observer, from: table.owner, slot: property.slot)
       } else {
         observer.isValid = false
       }
     }
+  }
+
+  /// Registers an observation of key paths (through relationships, dependent keys, or the
+  /// properties a computed value reads).
+  func observePaths(
+    _ paths: [[String]], context: ObjectContext, options: ObservationOptions,
+    current: @escaping (ManagedObject) -> Any?, deliver: @escaping (RawChange) -> Void
+  ) -> ObservationToken {
+    let observation = PathObservation(
+      context: context, root: self, paths: paths, options: options, current: current,
+      deliver: deliver)
+    observation.start()
+    return ObservationToken { observation.invalidate() }
   }
 }

@@ -25,7 +25,7 @@ public struct ObjectsDidChange: Sendable, Equatable, CustomStringConvertible {
     inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty
   }
 
-  /// Sorted, stable text: `inserted [..] updated [Book/c1/3: price, title] deleted [..]`.
+  /// Sorted, stable text: `inserted [..] updated [Book#3: price title] deleted [..]`.
   public var description: String {
     func ids(_ set: Set<ObjectID>) -> String {
       set.map(\.description).sorted().joined(separator: ", ")
@@ -37,46 +37,22 @@ public struct ObjectsDidChange: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension ObjectContext {
-  /// A subscriber of objects-did-change events.
-  struct Subscriber {
-    let id: Int
-    let receive: (ObjectsDidChange) -> Void
-  }
-
   /// Posts one objects-did-change event with everything inserted, updated and deleted since the
   /// last one, and ends the current undo group (one user event is one undo step).
   ///
-  /// Nothing pending: nothing is posted.
+  /// Nothing pending: nothing is posted. The event names objects by identifier; an object that
+  /// left the context in the event (undo of its insert, a delete that a save then committed) is
+  /// named under `deleted`, and ``object(with:)`` no longer finds it.
   ///
   /// ```swift
   /// book.title = "Dune"
-  /// context.processPendingChanges()   // subscribers hear: updated [Book: title]
+  /// context.processPendingChanges()   // subscribers hear: updated [Book#3: title]
   /// ```
   /// - Complexity: O(objects changed since the last event).
   public func processPendingChanges() {
-    closeUndoEvent()
-    guard !pendingObjects.isEmpty else { return }
-    var event = ObjectsDidChange(inserted: [], updated: [:], deleted: [], refreshed: [])
-    let objects = pendingObjects
-    pendingObjects.removeAll()
-    for object in objects {
-      let pending = object.pending
-      object.pending = PendingState()
-      switch (pending.inserted, pending.deleted) {
-      case (true, true): continue
-      case (true, false): event.inserted.insert(object.objectID)
-      case (false, true): event.deleted.insert(object.objectID)
-      case (false, false):
-        guard !pending.slots.isEmpty else { continue }
-        event.updated[object.objectID] = Set(
-          pending.slots.slots.map { object.entity.properties[$0].name })
-      }
-    }
-    guard !event.isEmpty else { return }
-    for subscriber in didChangeSubscribers
-    where didChangeSubscribers.contains(where: { $0.id == subscriber.id }) {
-      subscriber.receive(event)
-    }
+    recorder.closeEvent()
+    guard let event = center.takeEvent() else { return }
+    center.post(event)
   }
 
   /// Calls `handler` with every objects-did-change event until the token is invalidated or released.
@@ -89,64 +65,25 @@ extension ObjectContext {
   public func onObjectsDidChange(_ handler: @escaping (ObjectsDidChange) -> Void)
     -> ObservationToken
   {
-    nextSubscriberID += 1
-    let id = nextSubscriberID
-    didChangeSubscribers.append(Subscriber(id: id, receive: handler))
-    return ObservationToken { [weak self] in
-      self?.didChangeSubscribers.removeAll { $0.id == id }
+    let id = center.subscribe { event in
+      handler(event)
+      return .keep
     }
+    // Tokens hold the context's link, not the context: a weak reference would move all of the
+    // context's reference counting to the slow path (benchmark row "typed attribute set").
+    return ObservationToken { [link] in link.context?.center.unsubscribe(id) }
   }
 
-  /// Objects-did-change events as an asynchronous sequence, from now on. The stream finishes when
-  /// the context is released.
+  /// Objects-did-change events as an asynchronous sequence, from now on.
+  ///
+  /// The stream finishes when the context is released. A stream whose consumer stops or is
+  /// cancelled ends its subscription (at the next event at the latest), so abandoned streams cost
+  /// nothing.
   ///
   /// ```swift
   /// for await event in context.objectsDidChange { print(event.inserted.count) }
   /// ```
   public var objectsDidChange: AsyncStream<ObjectsDidChange> {
-    let (stream, continuation) = AsyncStream<ObjectsDidChange>.makeStream()
-    nextSubscriberID += 1
-    let id = nextSubscriberID
-    didChangeSubscribers.append(Subscriber(id: id, receive: { continuation.yield($0) }))
-    streamContinuations.append(continuation)
-    continuation.onTermination = { _ in }
-    return stream
-  }
-
-  // MARK: Pending news
-
-  func notePending(_ object: ManagedObject, _ slot: Int) {
-    if !object.pending.listed {
-      object.pending.listed = true
-      pendingObjects.append(object)
-    }
-    object.pending.slots.insert(slot)
-  }
-
-  func notePending(_ change: LifecycleChange, _ object: ManagedObject) {
-    if !taps.isEmpty {
-      for tap in taps { tap.lifecycle(object, "\(change)") }
-    }
-    if !object.pending.listed {
-      object.pending.listed = true
-      pendingObjects.append(object)
-    }
-    switch change {
-    case .insert:
-      if object.pending.deleted {
-        object.pending.deleted = false
-      } else {
-        object.pending.inserted = true
-      }
-    case .uninsert, .delete:
-      object.pending.deleted = true
-    case .undelete:
-      if object.pending.deleted && !object.pending.inserted {
-        object.pending.deleted = false
-      } else {
-        object.pending.inserted = true
-        object.pending.deleted = false
-      }
-    }
+    center.makeStream()
   }
 }

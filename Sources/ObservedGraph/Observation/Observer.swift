@@ -9,16 +9,20 @@ final class Observer {
   /// Internal links get their did-call whenever they got the will-call, even if they were
   /// removed in between, so their nesting counters balance.
   let isInternal: Bool
+  /// For internal links: called instead of the did-call when a change they were told of is not
+  /// applied after all (a prior observer changed the graph and the change is planned again).
+  let cancel: (() -> Void)?
   var isValid = true
 
   init(
     options: ObservationOptions, isInternal: Bool = false, will: ((RawChange) -> Void)?,
-    did: @escaping (RawChange) -> Void
+    did: @escaping (RawChange) -> Void, cancel: (() -> Void)? = nil
   ) {
     self.options = options
     self.isInternal = isInternal
     self.will = will
     self.did = did
+    self.cancel = cancel
   }
 }
 

@@ -13,7 +13,9 @@ final class PathObservation {
     let observer: Observer
   }
 
-  private weak var context: ObjectContext?
+  /// The context's link (not the context: see `observeSlot`).
+  private let link: ContextLink
+  private var context: ObjectContext? { link.context }
   private weak var root: ManagedObject?
   private let paths: [[String]]
   private let options: ObservationOptions
@@ -28,7 +30,7 @@ final class PathObservation {
     context: ObjectContext, root: ManagedObject, paths: [[String]], options: ObservationOptions,
     current: @escaping (ManagedObject) -> Any?, deliver: @escaping (RawChange) -> Void
   ) {
-    self.context = context
+    self.link = context.link
     self.root = root
     self.paths = paths
     self.options = options
@@ -53,49 +55,49 @@ final class PathObservation {
 
   // MARK: Links
 
+  /// Installs links along every path from the root, without recursion (paths of any length): a
+  /// link on each key of each path on each object reached (through to-many relationships, on
+  /// every member), and for a key with dependent keys (`keyPathsForValuesAffectingValue(forKey:)`,
+  /// whether the key is computed or stored) the key paths it depends on. Cycles end at `visited`.
   private func install() {
-    guard let root, isValid else { return }
+    guard let root, isValid, let context else { return }
     var visited = Set<VisitKey>()
-    for path in paths { install(path[...], on: root, visited: &visited) }
+    var work: [(path: ArraySlice<String>, object: ManagedObject)] = paths.reversed().map {
+      ($0[...], root)
+    }
+    while let (path, object) = work.popLast() {
+      guard let key = path.first,
+        visited.insert(
+          VisitKey(object: ObjectIdentifier(object), path: path.joined(separator: "."))
+        )
+        .inserted
+      else { continue }
+      let rest = path.dropFirst()
+      for dependency in type(of: object).keyPathsForValuesAffectingValue(forKey: key) {
+        work.append((dependency.split(separator: ".").map(String.init)[...], object))
+      }
+      guard let property = object.entity.propertiesByName[key] else { continue }
+      let observer = Observer(
+        options: [], isInternal: true,
+        will: { [weak self] _ in self?.willChange() },
+        did: { [weak self] _ in self?.didChange() },
+        cancel: { [weak self] in self?.cancelChange() })
+      context.center.addObserver(observer, to: object, slot: property.slot)
+      links.append(Link(object: object, slot: property.slot, observer: observer))
+      guard !rest.isEmpty, property.isRelationship else { continue }
+      for member in object.members(property).reversed() { work.append((rest, member)) }
+    }
   }
 
   private struct VisitKey: Hashable {
     let object: ObjectIdentifier
-    let key: String
-    let rest: Int
-  }
-
-  private func install(
-    _ path: ArraySlice<String>, on object: ManagedObject, visited: inout Set<VisitKey>
-  ) {
-    guard let key = path.first, let context else { return }
-    let rest = path.dropFirst()
-    guard
-      visited.insert(VisitKey(object: ObjectIdentifier(object), key: key, rest: rest.count))
-        .inserted
-    else { return }
-    guard let property = object.entity.propertiesByName[key] else {
-      // A dependent key: observe what it depends on (cycles end at `visited`).
-      for dependency in type(of: object).keyPathsForValuesAffectingValue(forKey: key) {
-        let steps = dependency.split(separator: ".").map(String.init)
-        install(steps[...], on: object, visited: &visited)
-      }
-      return
-    }
-    let observer = Observer(
-      options: [], isInternal: true,
-      will: { [weak self] _ in self?.willChange() },
-      did: { [weak self] _ in self?.didChange() })
-    context.addObserver(observer, to: object, slot: property.slot)
-    links.append(Link(object: object, slot: property.slot, observer: observer))
-    guard !rest.isEmpty, property.isRelationship else { return }
-    for member in object.members(property) { install(rest, on: member, visited: &visited) }
+    let path: String
   }
 
   private func uninstall() {
     for link in links {
       if let object = link.object, let context {
-        context.removeObserver(link.observer, from: object, slot: link.slot)
+        context.center.removeObserver(link.observer, from: object, slot: link.slot)
       } else {
         link.observer.isValid = false
       }
@@ -115,6 +117,12 @@ final class PathObservation {
           kind: .setting, old: options.contains(.old) ? .some(old) : nil, new: nil, indexes: nil,
           isPrior: true))
     }
+  }
+
+  /// The change a link was told of is not applied after all (it is planned again).
+  private func cancelChange() {
+    depth -= 1
+    if depth == 0 { old = nil }
   }
 
   private func didChange() {

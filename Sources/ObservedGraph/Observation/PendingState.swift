@@ -1,6 +1,7 @@
-/// What happened to an object since the context last posted objects-did-change.
+/// What happened to an object since the context last posted objects-did-change. Owned by the
+/// ``ObserverCenter``.
 struct PendingState {
-  var slots = ChangeState()
+  var slots = SlotSet()
   var inserted = false
   var deleted = false
   var listed = false

@@ -1,0 +1,150 @@
+/// What changed since the last save: the objects with unsaved changes (held strongly until the
+/// save), the changed slots of each with their committed values, and the change set a save
+/// writes.
+///
+/// Each object's ``ChangeState`` and its inserted and deleted flags are this part's to change.
+final class ChangeTracker {
+  /// Objects inserted, deleted or changed since the last save.
+  private(set) var dirty: [ObjectIdentifier: ManagedObject] = [:]
+  #if OBSERVEDGRAPH_INVARIANTS
+    private var changesUntilFullCheck = 0
+  #endif
+
+  func noteDirty(_ object: ManagedObject) {
+    dirty[ObjectIdentifier(object)] = object
+  }
+
+  /// Marks a slot changed, keeping its committed value the first time (for saved objects).
+  func track(_ object: ManagedObject, _ slot: Int, original: () -> SnapshotValue) {
+    guard !object.changes.contains(slot) else { return }
+    if object.changes.isEmpty { noteDirty(object) }
+    if !object.isInsertedFlag {
+      object.changes.originals[slot] = original()
+    }
+    object.changes.insert(slot)
+  }
+
+  /// Puts a slot's tracking back to a state recorded before (undo and redo).
+  func restore(_ object: ManagedObject, _ slot: Int, to state: SlotTracking) {
+    switch state {
+    case .unchanged:
+      object.changes.remove(slot)
+    case .changed(let original):
+      if object.changes.isEmpty { noteDirty(object) }
+      object.changes.insert(slot)
+      if !object.isInsertedFlag, let original {
+        object.changes.originals[slot] = original
+      }
+    }
+  }
+
+  /// The tracking state of a slot now, to record with an undo step.
+  func state(of object: ManagedObject, _ slot: Int) -> SlotTracking {
+    guard object.changes.contains(slot) else { return .unchanged }
+    return .changed(original: object.changes.originals[slot])
+  }
+
+  /// Drops a saved object that has nothing to save any more.
+  func forgetIfClean(_ object: ManagedObject) {
+    guard object.lifecycle == .registered, !object.isInsertedFlag, !object.isDeletedFlag,
+      object.changes.isEmpty
+    else { return }
+    dirty[ObjectIdentifier(object)] = nil
+  }
+
+  /// Stops tracking an object that left the context (undo of its insert).
+  func forget(_ object: ManagedObject) {
+    dirty[ObjectIdentifier(object)] = nil
+  }
+
+  /// The changes a save writes: inserted objects, updated ones with their changed persistent
+  /// properties, and deleted ones that were saved before. An object inserted and deleted since the
+  /// last save is in none of them.
+  func changeSet() -> ChangeSet {
+    var set = ChangeSet()
+    for object in dirty.values where object.lifecycle == .registered {
+      if object.isDeletedFlag {
+        if !object.isInsertedFlag { set.deleted.append(object.objectID) }
+      } else if object.isInsertedFlag {
+        set.inserted.append(object.objectID)
+      } else if !object.changes.isEmpty {
+        let names = object.changes.changedSlots.map { object.entity.properties[$0] }
+          .filter { $0.attribute?.isTransient != true }.map(\.name)
+        if !names.isEmpty { set.updated.append((object.objectID, names)) }
+      }
+    }
+    set.inserted.sort { $0.key < $1.key }
+    set.deleted.sort { $0.key < $1.key }
+    set.updated.sort { $0.object.key < $1.object.key }
+    return set
+  }
+
+  /// After a successful save: every change is committed. Returns the deleted objects, which leave
+  /// the context.
+  func commit() -> [ManagedObject] {
+    var leaving: [ManagedObject] = []
+    for object in dirty.values {
+      if object.isDeletedFlag { leaving.append(object) }
+      object.isInsertedFlag = false
+      object.changes.removeAll()
+    }
+    dirty.removeAll()
+    return leaving
+  }
+
+  /// Forgets everything (reset).
+  func discardAll() {
+    dirty.removeAll()
+  }
+
+  // MARK: Invariants
+
+  /// Cheap checks after every mutation, with a full scan now and then.
+  func checkAfterMutation() {
+    #if OBSERVEDGRAPH_INVARIANTS
+      if changesUntilFullCheck <= 0 {
+        changesUntilFullCheck = 64
+        checkInvariants()
+      } else {
+        changesUntilFullCheck -= 1
+      }
+    #endif
+  }
+
+  /// Every dirty object is registered or detached (an undone insert) and has something to save or
+  /// was inserted; committed values are kept only for saved objects.
+  func checkInvariants() {
+    for object in dirty.values {
+      precondition(
+        object.lifecycle == .registered || object.lifecycle == .detached,
+        "dirty \(object.objectID) is \(object.lifecycle)")
+      precondition(
+        object.isInsertedFlag || object.isDeletedFlag || !object.changes.isEmpty,
+        "dirty \(object.objectID) has nothing to save")
+      precondition(
+        !object.isInsertedFlag || object.changes.originals.isEmpty,
+        "inserted \(object.objectID) keeps committed values")
+    }
+  }
+}
+
+/// The tracking state of one slot: unchanged since the last save, or changed with its committed
+/// value (nil for objects never saved).
+enum SlotTracking: Hashable, Codable, Sendable {
+  case unchanged
+  case changed(original: SnapshotValue?)
+}
+
+/// The changes a save writes, in key order.
+struct ChangeSet: CustomStringConvertible {
+  var inserted: [ObjectID] = []
+  var updated: [(object: ObjectID, keys: [String])] = []
+  var deleted: [ObjectID] = []
+
+  var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+  var description: String {
+    "inserted \(inserted) updated \(updated.map { "\($0.object): \($0.keys.sorted())" }) "
+      + "deleted \(deleted)"
+  }
+}

@@ -1,0 +1,345 @@
+/// Planning: from a request and the graph as it is, the edits of one change — the change itself,
+/// the inverse upkeep on the other side, objects taken from their previous owner, delete rules.
+/// Nothing changes while planning.
+extension ObjectContext {
+  /// The edits of a request. With `replanning`, a prior observer changed the graph since the
+  /// request was made: everything is read again, and a change whose objects were deleted
+  /// meanwhile is dropped.
+  func makePlan(_ request: Request, replanning: Bool) -> EditList {
+    switch request {
+    case .attribute(let object, let property, let old, let new, let changes):
+      guard replanning else {
+        return EditList(PlannedEdit(.set(object, property, old: old, new: new), changes: changes))
+      }
+      guard object.isLive else { return EditList() }
+      let current = object.read(property.slot, tracking: false)
+      return EditList(
+        PlannedEdit(
+          .set(object, property, old: current, new: new),
+          changes: property.differs(current, new)))
+    case .toOne(let owner, let property, let new):
+      return planToOne(owner, property, new)
+    case .insertMembers(let owner, let property, let objects, let index):
+      return planInsert(objects, into: owner, property, at: index)
+    case .removeMembers(let owner, let property, let objects):
+      return planRemove(objects, from: owner, property)
+    case .replaceMembers(let owner, let property, let objects):
+      return planReplace(owner, property, with: objects)
+    case .assignMembers(let owner, let property, let objects):
+      return planAssign(owner, property, objects)
+    case .insertObject(let object):
+      guard object.lifecycle == .detached, owns(object) else { return EditList() }
+      return EditList(PlannedEdit(.lifecycle(object, .insert)))
+    case .deleteObject(let victim):
+      return planDelete(victim)
+    case .replay(let changes):
+      return planReplay(changes)
+    }
+  }
+
+  // MARK: Relationships
+
+  private func planToOne(_ owner: ManagedObject, _ property: Property, _ new: ManagedObject?)
+    -> EditList
+  {
+    guard owner.isLive, new?.isLive ?? true else { return EditList() }
+    let old = owner.toOne(property)
+    var plan = EditPlan()
+    plan.append(.set(owner, property, old: old, new: new), changes: old !== new)
+    if old !== new, let inverse = property.inverse {
+      if let old { planUnlink(&plan, old, inverse, from: owner, via: property) }
+      if let new { planLink(&plan, new, inverse, to: owner, via: property) }
+    }
+    return plan.finish()
+  }
+
+  private func planInsert(
+    _ objects: [ManagedObject], into owner: ManagedObject, _ property: Property, at index: Int?
+  ) -> EditList {
+    guard owner.isLive else { return EditList() }
+    let objects = uniqued(objects).filter(\.isLive)
+    let collection = owner.collection(property)
+    if property.isOrdered, let index, objects.contains(where: { collection?.contains($0) == true })
+    {
+      // Members named again move: the new order, announced as its difference.
+      var list = owner.members(property).filter { member in !objects.contains { $0 === member } }
+      list.insert(contentsOf: objects, at: min(index, list.count))
+      return planAssign(owner, property, list)
+    }
+    let added = objects.filter { collection?.contains($0) != true }
+    guard !added.isEmpty else { return EditList() }
+    let count = collection?.count ?? 0
+    let start = property.isOrdered ? min(index ?? count, count) : 0
+    let indexes = property.isOrdered ? Array(start..<start + added.count) : []
+    var plan = EditPlan()
+    plan.append(.insert(owner, property, objects: added, indexes: indexes))
+    if let inverse = property.inverse {
+      for member in added { planLink(&plan, member, inverse, to: owner, via: property) }
+    }
+    return plan.finish()
+  }
+
+  private func planRemove(
+    _ objects: [ManagedObject], from owner: ManagedObject, _ property: Property
+  ) -> EditList {
+    guard owner.isLive, let collection = owner.collection(property) else { return EditList() }
+    let removed = uniqued(objects).filter { collection.contains($0) }
+    guard !removed.isEmpty else { return EditList() }
+    var plan = EditPlan()
+    for member in removed { plan.remove(member, from: owner, property) }
+    if let inverse = property.inverse {
+      for member in removed { planUnlink(&plan, member, inverse, from: owner, via: property) }
+    }
+    return plan.finish()
+  }
+
+  /// A whole-value set (key-value coding): one setting of the old and new content.
+  private func planReplace(
+    _ owner: ManagedObject, _ property: Property, with objects: [ManagedObject]
+  ) -> EditList {
+    guard owner.isLive else { return EditList() }
+    let old = owner.members(property)
+    var new = kept(objects, joining: old)
+    // An unordered relationship set to the members it has is no change, whatever the order.
+    if !property.isOrdered,
+      Set(new.map(ObjectIdentifier.init)) == Set(old.map(ObjectIdentifier.init))
+    {
+      new = old
+    }
+    var plan = EditPlan()
+    plan.append(
+      .replace(owner, property, old: old, new: new),
+      changes: old.count != new.count || zip(old, new).contains { $0 !== $1 })
+    planInverses(&plan, owner, property, old: old, new: new)
+    return plan.finish()
+  }
+
+  /// A typed assignment or a move: announced as its difference — the objects that left (or moved),
+  /// with their old indexes, then the objects that joined (or moved), with their new indexes. An
+  /// assignment that changes nothing is a setting whose old and new values are equal.
+  private func planAssign(
+    _ owner: ManagedObject, _ property: Property, _ objects: [ManagedObject]
+  ) -> EditList {
+    guard owner.isLive else { return EditList() }
+    let old = owner.members(property)
+    let new = kept(objects, joining: old)
+    var removed: [(Int, ManagedObject)] = []
+    var inserted: [(Int, ManagedObject)] = []
+    if property.isOrdered {
+      for change in new.difference(from: old) {
+        switch change {
+        case .remove(let offset, let element, _): removed.append((offset, element))
+        case .insert(let offset, let element, _): inserted.append((offset, element))
+        }
+      }
+      removed.sort { $0.0 < $1.0 }
+      inserted.sort { $0.0 < $1.0 }
+    } else {
+      let newIDs = Set(new.map(ObjectIdentifier.init))
+      let oldIDs = Set(old.map(ObjectIdentifier.init))
+      removed = old.filter { !newIDs.contains(ObjectIdentifier($0)) }.map { (0, $0) }
+      inserted = new.filter { !oldIDs.contains(ObjectIdentifier($0)) }.map { (0, $0) }
+    }
+    var plan = EditPlan()
+    guard !removed.isEmpty || !inserted.isEmpty else {
+      plan.append(.replace(owner, property, old: old, new: old), changes: false)
+      return plan.finish()
+    }
+    let ordered = property.isOrdered
+    if !removed.isEmpty {
+      plan.appendRemoval(
+        .remove(
+          owner, property, objects: removed.map(\.1), indexes: ordered ? removed.map(\.0) : []))
+    }
+    if !inserted.isEmpty {
+      plan.append(
+        .insert(
+          owner, property, objects: inserted.map(\.1), indexes: ordered ? inserted.map(\.0) : []))
+    }
+    planInverses(&plan, owner, property, old: old, new: new)
+    return plan.finish()
+  }
+
+  /// Plans the other side for objects leaving and joining a to-many relationship.
+  private func planInverses(
+    _ plan: inout EditPlan, _ owner: ManagedObject, _ property: Property, old: [ManagedObject],
+    new: [ManagedObject]
+  ) {
+    guard let inverse = property.inverse else { return }
+    let newIDs = Set(new.map(ObjectIdentifier.init))
+    let oldIDs = Set(old.map(ObjectIdentifier.init))
+    for member in old where !newIDs.contains(ObjectIdentifier(member)) {
+      planUnlink(&plan, member, inverse, from: owner, via: property)
+    }
+    for member in new where !oldIDs.contains(ObjectIdentifier(member)) {
+      planLink(&plan, member, inverse, to: owner, via: property)
+    }
+  }
+
+  /// Plans making `target`'s `inverse` point at (or contain) `owner`, taking `target` away from the
+  /// owner it had before ("stealing"). A relationship that is its own inverse, linking an object
+  /// to itself, needs nothing on the other side: the change itself sets it.
+  func planLink(
+    _ plan: inout EditPlan, _ target: ManagedObject, _ inverse: Property,
+    to owner: ManagedObject, via property: Property
+  ) {
+    guard target.isLive, !(target === owner && inverse === property) else { return }
+    if inverse.isToMany {
+      let collection = target.collection(inverse)
+      guard collection?.contains(owner) != true else { return }
+      let count = collection?.count ?? 0
+      plan.append(
+        .insert(target, inverse, objects: [owner], indexes: inverse.isOrdered ? [count] : []))
+      return
+    }
+    let previous = target.toOne(inverse)
+    guard previous !== owner else { return }
+    if let previous, previous.isLive {
+      if property.isToMany {
+        plan.remove(target, from: previous, property)
+      } else {
+        plan.append(.set(previous, property, old: target, new: nil))
+      }
+    }
+    plan.append(.set(target, inverse, old: previous, new: owner))
+  }
+
+  /// Plans removing `owner` from `target`'s `inverse`. A relationship that is its own inverse,
+  /// unlinking an object from itself, needs nothing on the other side.
+  func planUnlink(
+    _ plan: inout EditPlan, _ target: ManagedObject, _ inverse: Property,
+    from owner: ManagedObject, via property: Property
+  ) {
+    guard target.isLive, !(target === owner && inverse === property) else { return }
+    if inverse.isToMany {
+      if target.collection(inverse)?.contains(owner) == true {
+        plan.remove(owner, from: target, inverse)
+      }
+    } else if target.toOne(inverse) === owner {
+      plan.append(.set(target, inverse, old: owner, new: nil))
+    }
+  }
+
+  /// The new content of a to-many relationship: each object once, without objects that cannot
+  /// join it (deleted meanwhile) unless they are members already (a no-action rule left them).
+  private func kept(_ objects: [ManagedObject], joining old: [ManagedObject]) -> [ManagedObject] {
+    let members = Set(old.map(ObjectIdentifier.init))
+    return uniqued(objects).filter { $0.isLive || members.contains(ObjectIdentifier($0)) }
+  }
+
+  func uniqued(_ objects: [ManagedObject]) -> [ManagedObject] {
+    var seen = Set<ObjectIdentifier>()
+    return objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
+  }
+
+  // MARK: Delete
+
+  /// Empties one object's relationships (and, except for `noAction`, the other sides), then marks
+  /// it deleted — one change, one undo step.
+  private func planDelete(_ victim: ManagedObject) -> EditList {
+    guard victim.isLive else { return EditList() }
+    var plan = EditPlan()
+    for property in victim.entity.relationshipProperties {
+      planDetach(&plan, victim, property, keepingNoAction: true)
+    }
+    plan.append(.lifecycle(victim, .delete))
+    return plan.finish()
+  }
+
+  /// Plans emptying one relationship of an object leaving the graph, and removing the object from
+  /// the other side (unless the rule is `noAction` and `keepingNoAction`).
+  func planDetach(
+    _ plan: inout EditPlan, _ object: ManagedObject, _ property: Property, keepingNoAction: Bool
+  ) {
+    let members = object.members(property)
+    guard !members.isEmpty else { return }
+    if let inverse = property.inverse, !(keepingNoAction && property.deleteRule == .noAction) {
+      for member in members where member.isLive && member !== object {
+        if inverse.isToMany {
+          if member.collection(inverse)?.contains(object) == true {
+            plan.remove(object, from: member, inverse)
+          }
+        } else if member.toOne(inverse) === object {
+          plan.append(.set(member, inverse, old: object, new: nil))
+        }
+      }
+    }
+    if property.isToMany {
+      plan.append(.replace(object, property, old: members, new: []))
+    } else {
+      plan.append(.set(object, property, old: members[0], new: nil))
+    }
+  }
+}
+
+/// The edits of one change, being worked out. Two rules keep each slot's story simple: removals
+/// from the same relationship of the same object merge into one edit (its indexes describe the
+/// state before the change), and a second set of the same slot merges into the first (old value
+/// from the first, new from the last), so observers hear one change per slot.
+struct EditPlan {
+  private var edits = EditList()
+  private var removals: [SlotKey: Int] = [:]
+  private var sets: [SlotKey: Int] = [:]
+
+  mutating func append(_ edit: Edit, changes: Bool = true) {
+    if case .set(_, let new) = edit.change, let property = edit.property {
+      let object = edit.object
+      let key = SlotKey(object, property.slot)
+      if let position = sets[key], case .set(let first, _) = edits[position].edit.change {
+        edits[position].edit = .set(object, property, old: first, new: new)
+        edits[position].changes = property.differs(first, new)
+        return
+      }
+      sets[key] = edits.count
+    }
+    edits.append(PlannedEdit(edit, changes: changes))
+  }
+
+  /// Appends a removal that later removals from the same relationship merge into.
+  mutating func appendRemoval(_ edit: Edit) {
+    guard case .remove = edit.change, let property = edit.property else { return append(edit) }
+    removals[SlotKey(edit.object, property.slot)] = edits.count
+    edits.append(PlannedEdit(edit))
+  }
+
+  /// Plans removing `member` from `owner`'s to-many `property`, merged with earlier removals there.
+  mutating func remove(_ member: ManagedObject, from owner: ManagedObject, _ property: Property) {
+    let key = SlotKey(owner, property.slot)
+    guard let position = removals[key] else {
+      removals[key] = edits.count
+      edits.append(PlannedEdit(.remove(owner, property, objects: [member], indexes: [])))
+      return
+    }
+    guard case .remove(var objects, _) = edits[position].edit.change,
+      !objects.contains(where: { $0 === member })
+    else { return }
+    objects.append(member)
+    edits[position].edit = .remove(owner, property, objects: objects, indexes: [])
+  }
+
+  /// Appends an edit planned elsewhere (undo and redo).
+  mutating func append(_ planned: PlannedEdit) {
+    edits.append(planned)
+  }
+
+  /// Whether the plan already has an edit of the slot.
+  func touches(_ object: ManagedObject, _ property: Property) -> Bool {
+    edits.contains { $0.edit.object === object && $0.edit.property === property }
+  }
+
+  /// The edits, with the indexes of ordered removals filled in from the current (pre-change)
+  /// state, ascending.
+  consuming func finish() -> EditList {
+    for position in removals.values {
+      let owner = edits[position].object
+      guard case .remove(let objects, _) = edits[position].edit.change,
+        let property = edits[position].property, property.isOrdered,
+        let collection = owner.collection(property)
+      else { continue }
+      let sorted = objects.map { (collection.index(of: $0) ?? 0, $0) }.sorted { $0.0 < $1.0 }
+      edits[position].edit = .remove(
+        owner, property, objects: sorted.map(\.1), indexes: sorted.map(\.0))
+    }
+    return edits
+  }
+}

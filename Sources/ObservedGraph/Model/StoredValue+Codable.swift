@@ -1,0 +1,105 @@
+import Foundation
+
+/// The archived form of a stored value: an object with one key naming the case.
+///
+/// ```json
+/// {"integer": 3}   {"double": 12.5}   {"double": "nan"}   {"decimal": "12.34"}
+/// {"string": "Dune"}   {"bool": true}   {"date": 7200.5}   {"data": "AQID"}
+/// {"uuid": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"}   {"url": "https://example.com"}
+/// ```
+///
+/// Dates are seconds since 2001-01-01 (`timeIntervalSinceReferenceDate`), decimals their exact
+/// text, data base 64; doubles that JSON cannot write (`nan`, `inf`, `-inf`) are written as text.
+/// Every value decodes to an equal value.
+extension StoredValue: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case integer, double, decimal, string, bool, date, data, uuid, url
+  }
+
+  /// Writes the value as an object with one key naming its case.
+  ///
+  /// ```swift
+  /// let json = try JSONEncoder().encode(StoredValue.integer(3))   // {"integer":3}
+  /// ```
+  /// - Parameter encoder: The encoder.
+  /// - Throws: What the encoder throws.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .integer(let value): try container.encode(value, forKey: .integer)
+    case .double(let value):
+      if value.isFinite {
+        try container.encode(value, forKey: .double)
+      } else {
+        try container.encode(value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf"), forKey: .double)
+      }
+    case .decimal(let value): try container.encode(value.description, forKey: .decimal)
+    case .string(let value): try container.encode(value, forKey: .string)
+    case .bool(let value): try container.encode(value, forKey: .bool)
+    case .date(let value): try container.encode(value.timeIntervalSinceReferenceDate, forKey: .date)
+    case .data(let value): try container.encode(value.base64EncodedString(), forKey: .data)
+    case .uuid(let value): try container.encode(value.uuidString, forKey: .uuid)
+    case .url(let value): try container.encode(value.absoluteString, forKey: .url)
+    }
+  }
+
+  /// Reads a value written by ``encode(to:)``.
+  ///
+  /// ```swift
+  /// let value = try JSONDecoder().decode(StoredValue.self, from: Data(#"{"bool":true}"#.utf8))
+  /// ```
+  /// - Parameter decoder: The decoder.
+  /// - Throws: `DecodingError` when the object has no known case key or its value does not parse.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    guard let key = container.allKeys.first, container.allKeys.count == 1 else {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: decoder.codingPath,
+          debugDescription: "a stored value is an object with exactly one of the keys "
+            + "integer, double, decimal, string, bool, date, data, uuid, url"))
+    }
+    func corrupt(_ text: String) -> DecodingError {
+      DecodingError.dataCorruptedError(
+        forKey: key, in: container, debugDescription: "'\(text)' is not a valid \(key.rawValue)")
+    }
+    switch key {
+    case .integer: self = .integer(try container.decode(Int64.self, forKey: key))
+    case .double:
+      if let number = try? container.decode(Double.self, forKey: key) {
+        self = .double(number)
+      } else {
+        let text = try container.decode(String.self, forKey: key)
+        switch text {
+        case "nan": self = .double(.nan)
+        case "inf": self = .double(.infinity)
+        case "-inf": self = .double(-.infinity)
+        default: throw corrupt(text)
+        }
+      }
+    case .decimal:
+      let text = try container.decode(String.self, forKey: key)
+      guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+        throw corrupt(text)
+      }
+      self = .decimal(value)
+    case .string: self = .string(try container.decode(String.self, forKey: key))
+    case .bool: self = .bool(try container.decode(Bool.self, forKey: key))
+    case .date:
+      self = .date(
+        Date(timeIntervalSinceReferenceDate: try container.decode(Double.self, forKey: key)))
+    case .data:
+      let text = try container.decode(String.self, forKey: key)
+      guard let value = Data(base64Encoded: text) else { throw corrupt(text) }
+      self = .data(value)
+    case .uuid:
+      let text = try container.decode(String.self, forKey: key)
+      guard let value = UUID(uuidString: text) else { throw corrupt(text) }
+      self = .uuid(value)
+    case .url:
+      let text = try container.decode(String.self, forKey: key)
+      guard let value = URL(string: text) else { throw corrupt(text) }
+      self = .url(value)
+    }
+  }
+}

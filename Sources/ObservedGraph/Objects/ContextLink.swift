@@ -1,0 +1,21 @@
+/// The one reference from objects to their context, shared by every object of the context.
+///
+/// Objects hold the link strongly and the link holds the context without retaining it; the context
+/// clears it when it goes away. An object that outlives its context therefore finds `nil` here —
+/// never a dangling reference — and refuses use with an error or a message instead of crashing.
+final class ContextLink {
+  /// The context, until it goes away.
+  unowned(unsafe) var context: ObjectContext?
+  /// While a typed key path is being resolved for `observe`, the reads it makes; nil otherwise.
+  var accessRecording: AccessRecording?
+
+  init(_ context: ObjectContext?) {
+    self.context = context
+  }
+}
+
+/// The reads made while a typed key path is read once to find out what it depends on.
+final class AccessRecording {
+  /// Each read, in order: the object, the slot, and the typed getter's key path if it was one.
+  var reads: [(object: ManagedObject, slot: Int, keyPath: AnyKeyPath?)] = []
+}
