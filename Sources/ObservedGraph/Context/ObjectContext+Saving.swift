@@ -32,6 +32,7 @@ extension ObjectContext {
       }
     }
     if let error = ObjectGraphError.combining(errors) { throw error }
+    generation &+= 1
     for object in tracker.commit() where object.lifecycle == .registered {
       // A saved delete: the object leaves the context; undo can still bring it back.
       registry.detach(object)
@@ -52,6 +53,7 @@ extension ObjectContext {
   /// #expect(context.registeredObjects.isEmpty)
   /// ```
   public func reset() {
+    generation &+= 1
     registry.invalidateAll()
     tracker.discardAll()
     center.discardPending()

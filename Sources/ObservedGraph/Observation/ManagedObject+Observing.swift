@@ -65,7 +65,7 @@ extension KeyValueObserving where Self: ManagedObject {
     direct: @escaping (ObservedChange<Any?>) -> Void,
     computed: @escaping (ObservedChange<Any?>) -> Void
   ) -> ObservationToken {
-    guard let context, let link else { return ObservationToken {} }
+    guard let context, let link else { return ObservationToken.ended() }
     // Read the key path once, recording every read the read hook sees.
     let recording = AccessRecording()
     link.accessRecording = recording
@@ -198,42 +198,51 @@ extension ManagedObject {
     _ keys: [String], entity: EntityDescription, objectClass: ManagedObject.Type, whole: String
   ) throws {
     let root = entity
-    var work: [(keys: ArraySlice<String>, entity: EntityDescription, path: String)] = [
-      (keys[...], entity, whole)
-    ]
+    var paths: [(keys: [String], name: String)] = [(keys, whole)]
+    var dependencyIDs: [String: Int] = [:]
     var visited = Set<String>()
-    while let (keys, entity, path) = work.popLast() {
-      guard let key = keys.first,
-        visited.insert("\(entity.name):\(keys.joined(separator: "."))").inserted
+    var work: [(path: Int, position: Int, entity: EntityDescription)] = [(0, 0, entity)]
+    while let (path, position, entity) = work.popLast() {
+      let keys = paths[path].keys
+      guard position < keys.count,
+        visited.insert("\(entity.name) \(path) \(position)").inserted
       else { continue }
-      let rest = keys.dropFirst()
+      let key = keys[position]
+      let isLast = position + 1 == keys.count
       let owner: ManagedObject.Type = entity === root ? objectClass : entity.objectClass
       let dependencies = owner.keyPathsForValuesAffectingValue(forKey: key)
-      for dependency in dependencies {
-        let steps = dependency.split(separator: ".", omittingEmptySubsequences: false).map(
-          String.init)
+      for dependency in dependencies.sorted() {
+        let steps = dependency.split(separator: ".", omittingEmptySubsequences: false)
+          .map(String.init)
         guard !steps.contains(where: \.isEmpty) else {
           throw ObjectGraphError(
             .unknownKey, entity: entity.name, key: key, value: dependency,
             reason: "the dependent key '\(key)' names the key path '\(dependency)', which has an "
               + "empty component")
         }
-        work.append((steps[...], entity, "\(dependency) (affecting '\(key)' of \(entity.name))"))
+        let id =
+          dependencyIDs[dependency]
+          ?? {
+            paths.append((steps, "\(dependency) (affecting '\(key)' of \(entity.name))"))
+            dependencyIDs[dependency] = paths.count - 1
+            return paths.count - 1
+          }()
+        work.append((id, 0, entity))
       }
       if let property = entity.propertiesByName[key] {
-        guard !rest.isEmpty else { continue }
+        guard !isLast else { continue }
         guard let destination = property.destination else {
           throw ObjectGraphError(
             .unknownKey, entity: entity.name, key: whole, value: key,
-            reason: "'\(key)' in key path '\(ObjectGraphError.shorten(path))' is an attribute, so "
-              + "the path cannot go on")
+            reason: "'\(key)' in key path '\(ObjectGraphError.shorten(paths[path].name))' is an "
+              + "attribute, so the path cannot go on")
         }
-        work.append((rest, destination, path))
-      } else if dependencies.isEmpty || !rest.isEmpty {
+        work.append((path, position + 1, destination))
+      } else if dependencies.isEmpty || !isLast {
         throw ObjectGraphError(
           .unknownKey, entity: entity.name, key: whole, value: key,
           reason: "\(entity.name) has no property '\(ObjectGraphError.shorten(key))' (key path "
-            + "'\(ObjectGraphError.shorten(path))')")
+            + "'\(ObjectGraphError.shorten(paths[path].name))')")
       }
     }
   }

@@ -14,6 +14,13 @@ public final class ObservationToken {
     self.cancel = cancel
   }
 
+  /// A token that delivers nothing: what observing an object without a context returns.
+  static func ended() -> ObservationToken {
+    let token = ObservationToken {}
+    token.cancel = nil
+    return token
+  }
+
   /// Stops delivery; later calls do nothing.
   public func invalidate() {
     let cancel = self.cancel

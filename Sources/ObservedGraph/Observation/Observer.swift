@@ -39,6 +39,12 @@ final class ObserverTable {
 
   func add(_ observer: Observer, slot: Int) { bySlot[slot, default: []].append(observer) }
 
+  /// Drops the slot's observers that were invalidated.
+  func removeInvalid(slot: Int) {
+    bySlot[slot]?.removeAll { !$0.isValid }
+    if bySlot[slot]?.isEmpty == true { bySlot[slot] = nil }
+  }
+
   func remove(_ observer: Observer, slot: Int) {
     bySlot[slot]?.removeAll { $0 === observer }
     if bySlot[slot]?.isEmpty == true { bySlot[slot] = nil }

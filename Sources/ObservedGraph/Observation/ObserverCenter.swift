@@ -58,6 +58,22 @@ final class ObserverCenter {
     observerCount -= 1
   }
 
+  /// Removes many observers at once, each table slot compacted once: a path observation's links
+  /// go in time proportional to their number, however many share a slot.
+  func removeObservers(_ links: [(object: ManagedObject?, slot: Int, observer: Observer)]) {
+    var touched: [SlotKey: (ObserverTable, Int)] = [:]
+    for link in links where link.observer.isValid {
+      link.observer.isValid = false
+      observerCount -= 1
+      guard let object = link.object, let table = object.observers else { continue }
+      touched[SlotKey(object, link.slot)] = (table, link.slot)
+    }
+    for (table, slot) in touched.values {
+      table.removeInvalid(slot: slot)
+      if table.isEmpty { table.owner.observers = nil }
+    }
+  }
+
   /// Ends every observation of an object (reset, or the context going away).
   func dropObservers(of object: ManagedObject) {
     guard let table = object.observers else { return }

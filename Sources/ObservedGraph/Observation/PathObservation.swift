@@ -58,23 +58,30 @@ final class PathObservation {
   /// Installs links along every path from the root, without recursion (paths of any length): a
   /// link on each key of each path on each object reached (through to-many relationships, on
   /// every member), and for a key with dependent keys (`keyPathsForValuesAffectingValue(forKey:)`,
-  /// whether the key is computed or stored) the key paths it depends on. Cycles end at `visited`.
+  /// whether the key is computed or stored) the key paths it depends on. Each (object, path,
+  /// position) is visited once, which also ends dependency cycles.
   private func install() {
     guard let root, isValid, let context else { return }
+    var paths = self.paths
+    var dependencyIDs: [String: Int] = [:]
     var visited = Set<VisitKey>()
-    var work: [(path: ArraySlice<String>, object: ManagedObject)] = paths.reversed().map {
-      ($0[...], root)
-    }
-    while let (path, object) = work.popLast() {
-      guard let key = path.first,
-        visited.insert(
-          VisitKey(object: ObjectIdentifier(object), path: path.joined(separator: "."))
-        )
-        .inserted
+    var work: [(path: Int, position: Int, object: ManagedObject)] = (0..<paths.count).reversed()
+      .map { ($0, 0, root) }
+    while let (path, position, object) = work.popLast() {
+      guard position < paths[path].count,
+        visited.insert(VisitKey(object: ObjectIdentifier(object), path: path, position: position))
+          .inserted
       else { continue }
-      let rest = path.dropFirst()
+      let key = paths[path][position]
       for dependency in type(of: object).keyPathsForValuesAffectingValue(forKey: key) {
-        work.append((dependency.split(separator: ".").map(String.init)[...], object))
+        let id =
+          dependencyIDs[dependency]
+          ?? {
+            paths.append(dependency.split(separator: ".").map(String.init))
+            dependencyIDs[dependency] = paths.count - 1
+            return paths.count - 1
+          }()
+        work.append((id, 0, object))
       }
       guard let property = object.entity.propertiesByName[key] else { continue }
       let observer = Observer(
@@ -84,23 +91,24 @@ final class PathObservation {
         cancel: { [weak self] in self?.cancelChange() })
       context.center.addObserver(observer, to: object, slot: property.slot)
       links.append(Link(object: object, slot: property.slot, observer: observer))
-      guard !rest.isEmpty, property.isRelationship else { continue }
-      for member in object.members(property).reversed() { work.append((rest, member)) }
+      guard position + 1 < paths[path].count, property.isRelationship else { continue }
+      for member in object.members(property).reversed() {
+        work.append((path, position + 1, member))
+      }
     }
   }
 
   private struct VisitKey: Hashable {
     let object: ObjectIdentifier
-    let path: String
+    let path: Int
+    let position: Int
   }
 
   private func uninstall() {
-    for link in links {
-      if let object = link.object, let context {
-        context.center.removeObserver(link.observer, from: object, slot: link.slot)
-      } else {
-        link.observer.isValid = false
-      }
+    if let context {
+      context.center.removeObservers(links.map { ($0.object, $0.slot, $0.observer) })
+    } else {
+      for link in links { link.observer.isValid = false }
     }
     links.removeAll()
   }

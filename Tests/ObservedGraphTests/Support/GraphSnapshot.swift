@@ -60,6 +60,11 @@ struct GraphSnapshot: Equatable, CustomStringConvertible {
 
   static func capture(_ object: ManagedObject) -> Object {
     var entry = Object()
+    // A fault's values are not loaded: reading them would load them (or fail for a missing one).
+    guard !object.isFault else {
+      entry.flags = ["fault"]
+      return entry
+    }
     entry.flags = [
       object.isInserted ? "inserted" : "", object.isUpdated ? "updated" : "",
       object.isDeleted ? "deleted" : "", object.hasChanges ? "hasChanges" : "",

@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+import UndoLog
+
+@testable import ObservedGraph
+
+/// A loader standing in for a store: rows by identifier, and a log of what was loaded.
+final class TestLoader: ObjectLoader {
+  var rows: [ObjectID: LoadedValues] = [:]
+  private(set) var loads: [ObjectID] = []
+
+  var largestKey: Int64 { rows.keys.map(\.key).max() ?? 0 }
+
+  func values(of id: ObjectID) throws -> LoadedValues? {
+    loads.append(id)
+    return rows[id]
+  }
+}
+
+/// A context on the BookStore model whose store holds, by key: category 1 "Fiction" with book 2
+/// "Dune" (12.5, pages 3 and 4) and book 5 "Emma" (9); no book 99.
+struct StoredBookStore {
+  let context = ObjectContext(model: BookStore.model)
+  let loader = TestLoader()
+
+  init() {
+    context.loader = loader
+    let fiction = id("BookCategory", 1)
+    let (dune, emma) = (id("Book", 2), id("Book", 5))
+    let pages = [id("Page", 3), id("Page", 4)]
+    loader.rows[fiction] = LoadedValues(
+      attributes: ["name": .string("Fiction")], toMany: ["books": [dune, emma]])
+    loader.rows[dune] = LoadedValues(
+      attributes: ["title": .string("Dune"), "price": .double(12.5)],
+      toOne: ["category": fiction], toMany: ["pages": pages])
+    loader.rows[emma] = LoadedValues(
+      attributes: ["title": .string("Emma"), "price": .double(9)], toOne: ["category": fiction])
+    for (index, page) in pages.enumerated() {
+      loader.rows[page] = LoadedValues(
+        attributes: ["text": .string("page \(index)"), "number": .integer(Int64(index))],
+        toOne: ["book": dune])
+    }
+  }
+
+  func id(_ entity: String, _ key: Int64) -> ObjectID {
+    ObjectID(storeIdentifier: context.registry.storeIdentifier, entityName: entity, key: key)
+  }
+
+  func book(_ key: Int64) -> Book { context.object(with: id("Book", key)) as! Book }
+}
+
+@Suite("Faults and the read hook")
+struct FaultTests {
+  @Test func aFaultLoadsOnFirstReadAndNothingElseHappens() throws {
+    let store = StoredBookStore()
+    let context = store.context
+    let log = UndoLog()
+    context.undoLog = log
+    let recorder = ChangeRecorder(context: context)
+    var events: [ObjectsDidChange] = []
+    let subscription = context.onObjectsDidChange { events.append($0) }
+
+    let book = store.book(2)
+    #expect(book.isFault && store.loader.loads.isEmpty)
+    #expect(book.description == "Book#2 <fault>", "a description does not fire the fault")
+    #expect(store.loader.loads.isEmpty)
+
+    #expect(book.title == "Dune")
+    #expect(!book.isFault && store.loader.loads == [store.id("Book", 2)])
+    #expect(book.price == 12.5)
+    #expect(store.loader.loads.count == 1, "one load for all values")
+    let category = try #require(book.category)
+    #expect(category.isFault && category.objectID == store.id("BookCategory", 1))
+    #expect(category.name == "Fiction" && !category.isFault)
+    #expect(
+      category.books.map(\.objectID).sorted { $0.key < $1.key } == [
+        store.id("Book", 2), store.id("Book", 5),
+      ])
+    #expect(book.pages.map(\.objectID) == [store.id("Page", 3), store.id("Page", 4)])
+
+    // Values arrived without being a change: nothing tracked, heard, posted or recorded.
+    #expect(!book.hasChanges && !category.hasChanges && !context.hasChanges)
+    #expect(book.changedValues().isEmpty)
+    #expect(recorder.isEmpty)
+    context.processPendingChanges()
+    #expect(events.isEmpty)
+    #expect(!log.canUndo)
+    context._checkInvariants()
+    _ = subscription
+  }
+
+  /// Every way of reading a value goes through the read hook, so every one of them fulfils.
+  @Test(arguments: ["typed", "value(forKey:)", "value(forKeyPath:)", "primitive", "initial"])
+  func everyReadFulfils(_ path: String) throws {
+    let store = StoredBookStore()
+    let book = store.book(5)
+    #expect(book.isFault)
+    var token: ObservationToken?
+    switch path {
+    case "typed": #expect(book.title == "Emma")
+    case "value(forKey:)": #expect(try book.value(forKey: "title") as? String == "Emma")
+    case "value(forKeyPath:)":
+      #expect(try book.value(forKeyPath: "category.name") as? String == "Fiction")
+    case "primitive": #expect(try book.primitiveValue(forKey: "price") as? Double == 9)
+    default:
+      var initial: String?
+      token = try book.observe(keyPath: "title", options: [.initial, .new]) { change in
+        initial = change.newValue as? String
+      }
+      #expect(initial == "Emma")
+    }
+    #expect(!book.isFault)
+    _ = token
+  }
+
+  @Test func aFaultThatCannotBeFulfilledThrowsOnEveryThrowingPath() throws {
+    let store = StoredBookStore()
+    let missing = store.book(99)
+    #expect(missing.isFault)
+    expectGraphError(.objectNotFound, entity: "Book", value: "Book#99", in: store.context) {
+      _ = try missing.value(forKey: "title")
+    }
+    expectGraphError(.objectNotFound, entity: "Book", value: "Book#99", in: store.context) {
+      try missing.fulfilFault()
+    }
+    expectGraphError(.objectNotFound, entity: "Book", value: "Book#99", in: store.context) {
+      _ = try store.context.existingObject(with: store.id("Book", 99))
+    }
+    // The existing one loads.
+    let emma = try store.context.existingObject(with: store.id("Book", 5))
+    #expect(!emma.isFault && (emma as? Book)?.title == "Emma")
+  }
+
+  @Test func aTypedReadOfAMissingObjectStopsWithAMessage() async {
+    await #expect(processExitsWith: .failure) {
+      let store = StoredBookStore()
+      _ = store.book(99).title
+    }
+  }
+
+  @Test func changingAFaultLoadsItFirstAndTracksTheChange() throws {
+    let store = StoredBookStore()
+    let context = store.context
+    context.undoLog = UndoLog()
+    let book = store.book(2)
+    book.price = 20
+    #expect(!book.isFault && book.isUpdated)
+    #expect(
+      try book.committedValues(forKeys: ["price", "title"]) as NSDictionary == [
+        "price": 12.5, "title": "Dune",
+      ])
+    context.processPendingChanges()
+    try context.undoLog?.undo()
+    #expect(book.price == 12.5 && !book.hasChanges)
+  }
+
+  /// Without a loader the context is the only place saved values live: it keeps every object.
+  @Test func withoutALoaderEveryObjectIsKept() throws {
+    let context = ObjectContext(model: BookStore.model)
+    weak var kept: Book?
+    do {
+      let book = context.insert(Book.self)
+      book.title = "kept"
+      try context.save()
+      kept = book
+    }
+    #expect(kept?.title == "kept" && kept?.context === context)
+    #expect(context.registeredObjects.count == 1)
+  }
+
+  @Test func anUnreferencedCleanObjectLeavesMemoryAndComesBackAsAFault() throws {
+    let store = StoredBookStore()
+    let id = store.id("Book", 5)
+    weak var weakEmma: Book?
+    do {
+      let emma = store.book(5)
+      #expect(emma.title == "Emma")
+      weakEmma = emma
+    }
+    // Emma's category is not loaded, so nothing but the app held Emma.
+    #expect(weakEmma == nil)
+    #expect(!store.context.registeredObjects.contains { $0.objectID == id })
+    do {
+      let back = store.book(5)
+      #expect(back.isFault && back.title == "Emma")
+    }
+
+    weak var changed: Book?
+    do {
+      let emma = store.book(5)
+      emma.price = 1
+      changed = emma
+    }
+    #expect(changed != nil, "an object with unsaved changes is kept")
+    try store.context.save()
+    #expect(changed == nil, "saved, it is held weakly again")
+  }
+
+  @Test func theChangeTrackerListsWhatASaveWrites() throws {
+    let store = StoredBookStore()
+    let context = store.context
+    let dune = store.book(2)
+    let emma = store.book(5)
+    dune.price = 14
+    dune.title = "Dune Messiah"
+    let page = context.insert(Page.self)
+    page.text = "new"
+    try context.delete(emma)
+    let inserted = context.insert(Page.self)
+    try context.delete(inserted)
+    let set = context.pendingChangeSet
+    #expect(set.inserted == [page.objectID])
+    #expect(set.updated.map(\.object).contains(dune.objectID))
+    #expect(set.updated.first { $0.object == dune.objectID }?.keys.sorted() == ["price", "title"])
+    #expect(set.deleted == [emma.objectID])
+    #expect(!set.inserted.contains(inserted.objectID) && !set.deleted.contains(inserted.objectID))
+    try context.save()
+    #expect(context.pendingChangeSet.isEmpty)
+  }
+}
