@@ -9,7 +9,7 @@ import Foundation
 /// ```
 ///
 /// Dates are seconds since 2001-01-01 (`timeIntervalSinceReferenceDate`), decimals their exact
-/// text, data base 64; doubles that JSON cannot write (`nan`, `inf`, `-inf`) are written as text.
+/// text (`NaN` for `Decimal.nan`), data base 64; doubles that JSON cannot write (`nan`, `inf`, `-inf`) are written as text.
 /// Every value decodes to an equal value.
 extension StoredValue: Codable {
   private enum CodingKeys: String, CodingKey {
@@ -79,6 +79,10 @@ extension StoredValue: Codable {
       }
     case .decimal:
       let text = try container.decode(String.self, forKey: key)
+      if text == "NaN" {  // what `Decimal.nan.description` writes; `Decimal(string:)` refuses it
+        self = .decimal(.nan)
+        return
+      }
       // `Decimal(string:)` reads the longest number it can find at the start: `12abc` is 12.
       guard Self.isDecimalNumber(text),
         let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
