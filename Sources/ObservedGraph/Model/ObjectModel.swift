@@ -278,7 +278,7 @@ extension ObjectModel {
       .invalidName, entity: key == nil ? "" : entity, key: key.map { _ in name },
       value: "\"\(ObjectGraphError.shorten(name))\"",
       reason: name.isEmpty
-        ? "an \(what) name is empty\(key == nil ? "" : " in entity \(entity)")"
+        ? (key == nil ? "an entity name is empty" : "a property name is empty in entity \(entity)")
         : "the \(what) name '\(ObjectGraphError.shorten(name))' contains '.' or '/', which key "
           + "paths and object identifiers use as separators")
   }
