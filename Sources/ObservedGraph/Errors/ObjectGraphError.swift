@@ -80,8 +80,17 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   public var description: String {
     var prefix = entity
     if let key { prefix += (prefix.isEmpty ? "" : ".") + key }  // shortened once, in init
-    guard !prefix.isEmpty, !reason.hasPrefix(prefix) else { return reason }
+    guard !prefix.isEmpty, !Self.begins(reason, with: prefix) else { return reason }
     return "\(prefix): \(reason)"
+  }
+
+  /// Whether `reason` begins with `prefix` as a whole name, not followed by a letter, a digit or
+  /// `_`: `Bookmarks are missing` does not begin with `Book`, nor `Book.isbnPrefix …` with
+  /// `Book.isbn`.
+  private static func begins(_ reason: String, with prefix: String) -> Bool {
+    guard reason.hasPrefix(prefix) else { return false }
+    guard let next = reason.dropFirst(prefix.count).first else { return true }
+    return !(next.isLetter || next.isNumber || next == "_")
   }
 
   /// The longest text an error message quotes of a key or a value.
