@@ -31,7 +31,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
 
   /// What went wrong.
   public let kind: Kind
-  /// The name of the entity involved.
+  /// The name of the entity involved; a very long name is shortened.
   public let entity: String
   /// The key (property name or key path) involved, if any; a very long key is shortened.
   public let key: String?
@@ -65,7 +65,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
     underlying: [ObjectGraphError] = []
   ) {
     self.kind = Kind(code: code)
-    self.entity = entity
+    self.entity = Self.shorten(entity)
     self.key = key.map { Self.shorten($0) }
     self.value = value.map { Self.shorten($0, to: Self.describedLength) }
     self.reason =
