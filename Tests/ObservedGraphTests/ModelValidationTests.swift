@@ -36,6 +36,11 @@ private final class Queue: ManagedObject {
   @Relationship(inverse: .noInverse) var pals: [Pal]
 }
 
+/// Its wrapper says `ordered: true` of a `Set`.
+private final class Muddled: ManagedObject {
+  @Relationship(inverse: .noInverse, ordered: true) var pals: Set<Pal>
+}
+
 private class Base: ManagedObject {
   @Attribute var name: String = ""
 }
@@ -299,6 +304,28 @@ struct NameCase: Sendable, CustomTestStringConvertible {
     for mention in row.mentions {
       #expect(
         error?.description.contains(mention) == true, "\(mention) in \(error?.description ?? "")")
+    }
+  }
+
+  @Test func wrapperContradictingItsType() {
+    let typed = #expect(throws: ObjectGraphError.self) {
+      _ = try ObjectModel(types: [Pal.self, Muddled.self])
+    }
+    let described = #expect(throws: ObjectGraphError.self) {
+      _ = try ObjectModel(entities: [
+        palEntity,
+        EntityDescription(
+          name: "Mixed", relationships: [toPal("pals", toMany: true)], objectClass: Muddled.self),
+      ])
+    }
+    for (error, entity) in [(typed, "Muddled"), (described, "Mixed")] {
+      #expect(error?.kind == .invalidClass)
+      #expect(error?.entity == entity)
+      #expect(error?.key == "pals")
+      #expect(
+        error?.description
+          == "\(entity).pals: relationship 'pals' says ordered: true but its type Set<Pal> is not "
+          + "ordered")
     }
   }
 
