@@ -136,29 +136,31 @@ private func sortedJSON(_ value: some Encodable) throws -> String {
   return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
 
-/// A built-in attribute type and its name.
-struct TypeNameCase: Sendable, CustomTestStringConvertible {
-  let name: String
-  let type: AttributeType
-  let valueType: any Sendable.Type
+extension ModelCodable {
+  /// A built-in attribute type and its name.
+  struct TypeNameCase: Sendable, CustomTestStringConvertible {
+    let name: String
+    let type: AttributeType
+    let valueType: any Sendable.Type
 
-  var testDescription: String { name }
+    var testDescription: String { name }
 
-  static let all: [TypeNameCase] = [
-    TypeNameCase(name: "string", type: .string, valueType: String.self),
-    TypeNameCase(name: "bool", type: .bool, valueType: Bool.self),
-    TypeNameCase(name: "int16", type: .int16, valueType: Int16.self),
-    TypeNameCase(name: "int32", type: .int32, valueType: Int32.self),
-    TypeNameCase(name: "int64", type: .int64, valueType: Int64.self),
-    TypeNameCase(name: "int", type: .int, valueType: Int.self),
-    TypeNameCase(name: "float", type: .float, valueType: Float.self),
-    TypeNameCase(name: "double", type: .double, valueType: Double.self),
-    TypeNameCase(name: "decimal", type: .decimal, valueType: Decimal.self),
-    TypeNameCase(name: "date", type: .date, valueType: Date.self),
-    TypeNameCase(name: "data", type: .data, valueType: Data.self),
-    TypeNameCase(name: "uuid", type: .uuid, valueType: UUID.self),
-    TypeNameCase(name: "url", type: .url, valueType: URL.self),
-  ]
+    static let all: [TypeNameCase] = [
+      TypeNameCase(name: "string", type: .string, valueType: String.self),
+      TypeNameCase(name: "bool", type: .bool, valueType: Bool.self),
+      TypeNameCase(name: "int16", type: .int16, valueType: Int16.self),
+      TypeNameCase(name: "int32", type: .int32, valueType: Int32.self),
+      TypeNameCase(name: "int64", type: .int64, valueType: Int64.self),
+      TypeNameCase(name: "int", type: .int, valueType: Int.self),
+      TypeNameCase(name: "float", type: .float, valueType: Float.self),
+      TypeNameCase(name: "double", type: .double, valueType: Double.self),
+      TypeNameCase(name: "decimal", type: .decimal, valueType: Decimal.self),
+      TypeNameCase(name: "date", type: .date, valueType: Date.self),
+      TypeNameCase(name: "data", type: .data, valueType: Data.self),
+      TypeNameCase(name: "uuid", type: .uuid, valueType: UUID.self),
+      TypeNameCase(name: "url", type: .url, valueType: URL.self),
+    ]
+  }
 }
 
 @Suite struct ModelCodable {

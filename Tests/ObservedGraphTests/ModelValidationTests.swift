@@ -12,7 +12,7 @@ private final class Pal: ManagedObject {
 /// No property wrappers: it can serve any entity, and several at once.
 private final class Plain: ManagedObject {}
 
-private final class Counter: ManagedObject {
+private final class Tallier: ManagedObject {
   @Attribute var count: Int16 = 0
 }
 
@@ -41,11 +41,11 @@ private final class Muddled: ManagedObject {
   @Relationship(inverse: .noInverse, ordered: true) var pals: Set<Pal>
 }
 
-private class Base: ManagedObject {
+private class Trunk: ManagedObject {
   @Attribute var name: String = ""
 }
 
-private final class Derived: Base {
+private final class Branch: Trunk {
   @Attribute var rank: Int = 0
 }
 
@@ -59,237 +59,245 @@ private func toPal(_ name: String, toMany: Bool = false, ordered: Bool = false)
     name: name, destination: "Pal", inverse: .noInverse, toMany: toMany, ordered: ordered)
 }
 
-/// A model whose class disagrees with its entity: the entity and key the error must name, and
-/// what its message must mention.
-struct ClassCase: Sendable, CustomTestStringConvertible {
-  let name: String
-  let entity: String
-  let key: String?
-  let mentions: [String]
-  let entities: @Sendable () -> [EntityDescription]
+extension ModelValidation {
+  /// A model whose class disagrees with its entity: the entity and key the error must name, and
+  /// what its message must mention.
+  struct ClassCase: Sendable, CustomTestStringConvertible {
+    let name: String
+    let entity: String
+    let key: String?
+    let mentions: [String]
+    let entities: @Sendable () -> [EntityDescription]
 
-  var testDescription: String { name }
+    var testDescription: String { name }
 
-  static let all: [ClassCase] = [
-    ClassCase(
-      name: "wrapper the entity lacks", entity: "Tally", key: "count",
-      mentions: ["Tally.count", "Counter", "no such property"],
-      entities: { [EntityDescription(name: "Tally", objectClass: Counter.self)] }),
-    ClassCase(
-      name: "another attribute type", entity: "Tally", key: "count",
-      mentions: ["Tally.count", "as int16", "it is int32"],
-      entities: {
-        [
-          EntityDescription(
-            name: "Tally",
-            attributes: [AttributeDescription(name: "count", type: .int32, defaultValue: Int32(0))],
-            objectClass: Counter.self)
-        ]
-      }),
-    ClassCase(
-      name: "optional where required", entity: "Note", key: "note",
-      mentions: ["Note.note", "as optional string", "it is string"],
-      entities: {
-        [
-          EntityDescription(
-            name: "Note",
-            attributes: [AttributeDescription(name: "note", type: .string, defaultValue: "")],
-            objectClass: Memo.self)
-        ]
-      }),
-    ClassCase(
-      name: "required where optional", entity: "Tally", key: "count",
-      mentions: ["Tally.count", "as int16", "it is optional int16"],
-      entities: {
-        [
-          EntityDescription(
-            name: "Tally",
-            attributes: [
-              AttributeDescription(
-                name: "count", type: .int16, defaultValue: Int16(0), isOptional: true)
-            ],
-            objectClass: Counter.self)
-        ]
-      }),
-    ClassCase(
-      name: "attribute where relationship", entity: "Link", key: "pal",
-      mentions: ["Link.pal", "as an attribute", "it is a relationship"],
-      entities: {
-        [
-          palEntity,
-          EntityDescription(name: "Link", relationships: [toPal("pal")], objectClass: Linked.self),
-        ]
-      }),
-    ClassCase(
-      name: "relationship where attribute", entity: "Hold", key: "pal",
-      mentions: ["Hold.pal", "as a relationship", "it is an attribute"],
-      entities: {
-        [
-          palEntity,
-          EntityDescription(
-            name: "Hold",
-            attributes: [AttributeDescription(name: "pal", type: .string, defaultValue: "")],
-            objectClass: Holder.self),
-        ]
-      }),
-    ClassCase(
-      name: "to-many where to-one", entity: "Group", key: "pals",
-      mentions: ["Group.pals", "as to-many", "it is to-one"],
-      entities: {
-        [
-          palEntity,
-          EntityDescription(name: "Group", relationships: [toPal("pals")], objectClass: Crowd.self),
-        ]
-      }),
-    ClassCase(
-      name: "to-one where to-many", entity: "Hold", key: "pal",
-      mentions: ["Hold.pal", "as to-one", "it is to-many"],
-      entities: {
-        [
-          palEntity,
-          EntityDescription(
-            name: "Hold", relationships: [toPal("pal", toMany: true)], objectClass: Holder.self),
-        ]
-      }),
-    ClassCase(
-      name: "ordered where unordered", entity: "Line", key: "pals",
-      mentions: ["Line.pals", "as ordered to-many", "it is to-many"],
-      entities: {
-        [
-          palEntity,
-          EntityDescription(
-            name: "Line", relationships: [toPal("pals", toMany: true)], objectClass: Queue.self),
-        ]
-      }),
-    ClassCase(
-      name: "unordered where ordered", entity: "Group", key: "pals",
-      mentions: ["Group.pals", "as to-many", "it is ordered to-many"],
-      entities: {
-        [
-          palEntity,
-          EntityDescription(
-            name: "Group", relationships: [toPal("pals", toMany: true, ordered: true)],
-            objectClass: Crowd.self),
-        ]
-      }),
-    ClassCase(
-      name: "destination of another class", entity: "Hold", key: "pal",
-      mentions: ["Hold.pal", "Pal", "Plain"],
-      entities: {
-        [
-          EntityDescription(name: "Pal", objectClass: Plain.self),
-          EntityDescription(name: "Hold", relationships: [toPal("pal")], objectClass: Holder.self),
-        ]
-      }),
-    ClassCase(
-      name: "generic destination", entity: "Hold", key: "pal",
-      mentions: ["Hold.pal", "Pal", "ManagedObject"],
-      entities: {
-        [
-          EntityDescription(name: "Pal", attributes: [.nameString]),
-          EntityDescription(name: "Hold", relationships: [toPal("pal")], objectClass: Holder.self),
-        ]
-      }),
-    ClassCase(
-      name: "sub-entity of an unrelated class", entity: "Leaf", key: nil,
-      mentions: ["Leaf", "Plain", "Base", "Root"],
-      entities: {
-        [
-          EntityDescription(name: "Root", attributes: [.nameString], objectClass: Base.self),
-          EntityDescription(name: "Leaf", parent: "Root", objectClass: Plain.self),
-        ]
-      }),
-    ClassCase(
-      name: "generic sub-entity of a typed entity", entity: "Leaf", key: nil,
-      mentions: ["Leaf", "ManagedObject", "Base", "Root"],
-      entities: {
-        [
-          EntityDescription(name: "Root", attributes: [.nameString], objectClass: Base.self),
-          EntityDescription(name: "Leaf", parent: "Root"),
-        ]
-      }),
-  ]
-}
-
-/// A model with a bad name or count, and what the error must say.
-struct NameCase: Sendable, CustomTestStringConvertible {
-  let name: String
-  let kind: ObjectGraphError.Kind
-  let entity: String
-  let key: String?
-  let value: String
-  let mentions: String
-  let entities: @Sendable () -> [EntityDescription]
-
-  var testDescription: String { name }
-
-  private static func entityNamed(_ name: String) -> NameCase {
-    NameCase(
-      name: "entity \"\(name)\"", kind: .invalidName, entity: "", key: nil, value: "\"\(name)\"",
-      mentions: name.isEmpty
-        ? "an entity name is empty" : "the entity name '\(name)' contains '.' or '/'",
-      entities: { [EntityDescription(name: name, attributes: [.nameString])] })
-  }
-
-  private static func attributeNamed(_ name: String) -> NameCase {
-    NameCase(
-      name: "attribute \"\(name)\"", kind: .invalidName, entity: "Shelf", key: name,
-      value: "\"\(name)\"",
-      mentions: name.isEmpty
-        ? "a property name is empty in entity Shelf"
-        : "the property name '\(name)' contains '.' or '/'",
-      entities: {
-        [
-          EntityDescription(
-            name: "Shelf", attributes: [AttributeDescription(name: name, type: .string)])
-        ]
-      })
-  }
-
-  private static func relationshipNamed(_ name: String) -> NameCase {
-    NameCase(
-      name: "relationship \"\(name)\"", kind: .invalidName, entity: "Shelf", key: name,
-      value: "\"\(name)\"",
-      mentions: name.isEmpty
-        ? "a property name is empty in entity Shelf"
-        : "the property name '\(name)' contains '.' or '/'",
-      entities: {
-        [
-          EntityDescription(
-            name: "Shelf",
-            relationships: [
-              RelationshipDescription(name: name, destination: "Shelf", inverse: .noInverse)
-            ])
-        ]
-      })
-  }
-
-  private static func counts(_ minimum: Int, _ maximum: Int, _ problem: String) -> NameCase {
-    NameCase(
-      name: "counts \(minimum)...\(maximum)", kind: .invalidCount, entity: "Shelf", key: "books",
-      value: "\(minimum)...\(maximum)",
-      mentions: "Shelf.books: minCount \(minimum) and maxCount \(maximum): \(problem)",
-      entities: {
-        [
-          EntityDescription(
-            name: "Shelf",
-            relationships: [
-              RelationshipDescription(
-                name: "books", destination: "Shelf", inverse: .noInverse, toMany: true,
-                minCount: minimum, maxCount: maximum)
-            ])
-        ]
-      })
-  }
-
-  static let all: [NameCase] =
-    ["", "a.b", "a/b", ".", "/"].map(entityNamed) + ["", "a.b", "a/b"].map(attributeNamed)
-    + ["", "a.b", "a/b"].map(relationshipNamed) + [
-      counts(-1, 0, "a count cannot be negative"),
-      counts(0, -1, "a count cannot be negative"),
-      counts(-3, -1, "a count cannot be negative"),
-      counts(3, 2, "the minimum is above the maximum"),
+    static let all: [ClassCase] = [
+      ClassCase(
+        name: "wrapper the entity lacks", entity: "Tally", key: "count",
+        mentions: ["Tally.count", "Tallier", "no such property"],
+        entities: { [EntityDescription(name: "Tally", objectClass: Tallier.self)] }),
+      ClassCase(
+        name: "another attribute type", entity: "Tally", key: "count",
+        mentions: ["Tally.count", "as int16", "it is int32"],
+        entities: {
+          [
+            EntityDescription(
+              name: "Tally",
+              attributes: [
+                AttributeDescription(name: "count", type: .int32, defaultValue: Int32(0))
+              ],
+              objectClass: Tallier.self)
+          ]
+        }),
+      ClassCase(
+        name: "optional where required", entity: "Note", key: "note",
+        mentions: ["Note.note", "as optional string", "it is string"],
+        entities: {
+          [
+            EntityDescription(
+              name: "Note",
+              attributes: [AttributeDescription(name: "note", type: .string, defaultValue: "")],
+              objectClass: Memo.self)
+          ]
+        }),
+      ClassCase(
+        name: "required where optional", entity: "Tally", key: "count",
+        mentions: ["Tally.count", "as int16", "it is optional int16"],
+        entities: {
+          [
+            EntityDescription(
+              name: "Tally",
+              attributes: [
+                AttributeDescription(
+                  name: "count", type: .int16, defaultValue: Int16(0), isOptional: true)
+              ],
+              objectClass: Tallier.self)
+          ]
+        }),
+      ClassCase(
+        name: "attribute where relationship", entity: "Link", key: "pal",
+        mentions: ["Link.pal", "as an attribute", "it is a relationship"],
+        entities: {
+          [
+            palEntity,
+            EntityDescription(
+              name: "Link", relationships: [toPal("pal")], objectClass: Linked.self),
+          ]
+        }),
+      ClassCase(
+        name: "relationship where attribute", entity: "Hold", key: "pal",
+        mentions: ["Hold.pal", "as a relationship", "it is an attribute"],
+        entities: {
+          [
+            palEntity,
+            EntityDescription(
+              name: "Hold",
+              attributes: [AttributeDescription(name: "pal", type: .string, defaultValue: "")],
+              objectClass: Holder.self),
+          ]
+        }),
+      ClassCase(
+        name: "to-many where to-one", entity: "Group", key: "pals",
+        mentions: ["Group.pals", "as to-many", "it is to-one"],
+        entities: {
+          [
+            palEntity,
+            EntityDescription(
+              name: "Group", relationships: [toPal("pals")], objectClass: Crowd.self),
+          ]
+        }),
+      ClassCase(
+        name: "to-one where to-many", entity: "Hold", key: "pal",
+        mentions: ["Hold.pal", "as to-one", "it is to-many"],
+        entities: {
+          [
+            palEntity,
+            EntityDescription(
+              name: "Hold", relationships: [toPal("pal", toMany: true)], objectClass: Holder.self),
+          ]
+        }),
+      ClassCase(
+        name: "ordered where unordered", entity: "Line", key: "pals",
+        mentions: ["Line.pals", "as ordered to-many", "it is to-many"],
+        entities: {
+          [
+            palEntity,
+            EntityDescription(
+              name: "Line", relationships: [toPal("pals", toMany: true)], objectClass: Queue.self),
+          ]
+        }),
+      ClassCase(
+        name: "unordered where ordered", entity: "Group", key: "pals",
+        mentions: ["Group.pals", "as to-many", "it is ordered to-many"],
+        entities: {
+          [
+            palEntity,
+            EntityDescription(
+              name: "Group", relationships: [toPal("pals", toMany: true, ordered: true)],
+              objectClass: Crowd.self),
+          ]
+        }),
+      ClassCase(
+        name: "destination of another class", entity: "Hold", key: "pal",
+        mentions: ["Hold.pal", "Pal", "Plain"],
+        entities: {
+          [
+            EntityDescription(name: "Pal", objectClass: Plain.self),
+            EntityDescription(
+              name: "Hold", relationships: [toPal("pal")], objectClass: Holder.self),
+          ]
+        }),
+      ClassCase(
+        name: "generic destination", entity: "Hold", key: "pal",
+        mentions: ["Hold.pal", "Pal", "ManagedObject"],
+        entities: {
+          [
+            EntityDescription(name: "Pal", attributes: [.nameString]),
+            EntityDescription(
+              name: "Hold", relationships: [toPal("pal")], objectClass: Holder.self),
+          ]
+        }),
+      ClassCase(
+        name: "sub-entity of an unrelated class", entity: "Leaf", key: nil,
+        mentions: ["Leaf", "Plain", "Trunk", "Root"],
+        entities: {
+          [
+            EntityDescription(name: "Root", attributes: [.nameString], objectClass: Trunk.self),
+            EntityDescription(name: "Leaf", parent: "Root", objectClass: Plain.self),
+          ]
+        }),
+      ClassCase(
+        name: "generic sub-entity of a typed entity", entity: "Leaf", key: nil,
+        mentions: ["Leaf", "ManagedObject", "Trunk", "Root"],
+        entities: {
+          [
+            EntityDescription(name: "Root", attributes: [.nameString], objectClass: Trunk.self),
+            EntityDescription(name: "Leaf", parent: "Root"),
+          ]
+        }),
     ]
+  }
+
+  /// A model with a bad name or count, and what the error must say.
+  struct NameCase: Sendable, CustomTestStringConvertible {
+    let name: String
+    let kind: ObjectGraphError.Kind
+    let entity: String
+    let key: String?
+    let value: String
+    let mentions: String
+    let entities: @Sendable () -> [EntityDescription]
+
+    var testDescription: String { name }
+
+    private static func entityNamed(_ name: String) -> NameCase {
+      NameCase(
+        name: "entity \"\(name)\"", kind: .invalidName, entity: "", key: nil, value: "\"\(name)\"",
+        mentions: name.isEmpty
+          ? "an entity name is empty" : "the entity name '\(name)' contains '.' or '/'",
+        entities: { [EntityDescription(name: name, attributes: [.nameString])] })
+    }
+
+    private static func attributeNamed(_ name: String) -> NameCase {
+      NameCase(
+        name: "attribute \"\(name)\"", kind: .invalidName, entity: "Shelf", key: name,
+        value: "\"\(name)\"",
+        mentions: name.isEmpty
+          ? "a property name is empty in entity Shelf"
+          : "the property name '\(name)' contains '.' or '/'",
+        entities: {
+          [
+            EntityDescription(
+              name: "Shelf", attributes: [AttributeDescription(name: name, type: .string)])
+          ]
+        })
+    }
+
+    private static func relationshipNamed(_ name: String) -> NameCase {
+      NameCase(
+        name: "relationship \"\(name)\"", kind: .invalidName, entity: "Shelf", key: name,
+        value: "\"\(name)\"",
+        mentions: name.isEmpty
+          ? "a property name is empty in entity Shelf"
+          : "the property name '\(name)' contains '.' or '/'",
+        entities: {
+          [
+            EntityDescription(
+              name: "Shelf",
+              relationships: [
+                RelationshipDescription(name: name, destination: "Shelf", inverse: .noInverse)
+              ])
+          ]
+        })
+    }
+
+    private static func counts(_ minimum: Int, _ maximum: Int, _ problem: String) -> NameCase {
+      NameCase(
+        name: "counts \(minimum)...\(maximum)", kind: .invalidCount, entity: "Shelf", key: "books",
+        value: "\(minimum)...\(maximum)",
+        mentions: "Shelf.books: minCount \(minimum) and maxCount \(maximum): \(problem)",
+        entities: {
+          [
+            EntityDescription(
+              name: "Shelf",
+              relationships: [
+                RelationshipDescription(
+                  name: "books", destination: "Shelf", inverse: .noInverse, toMany: true,
+                  minCount: minimum, maxCount: maximum)
+              ])
+          ]
+        })
+    }
+
+    static let all: [NameCase] =
+      ["", "a.b", "a/b", ".", "/"].map(entityNamed) + ["", "a.b", "a/b"].map(attributeNamed)
+      + ["", "a.b", "a/b"].map(relationshipNamed) + [
+        counts(-1, 0, "a count cannot be negative"),
+        counts(0, -1, "a count cannot be negative"),
+        counts(-3, -1, "a count cannot be negative"),
+        counts(3, 2, "the minimum is above the maximum"),
+      ]
+  }
 }
 
 @Suite struct ModelValidation {
@@ -341,15 +349,15 @@ struct NameCase: Sendable, CustomTestStringConvertible {
       EntityDescription(
         name: "Tally",
         attributes: [AttributeDescription(name: "count", type: .int16, defaultValue: Int16(3))],
-        objectClass: Counter.self),
+        objectClass: Tallier.self),
       EntityDescription(
         name: "Note", attributes: [AttributeDescription(name: "note", type: .string)],
         objectClass: Memo.self),
-      EntityDescription(name: "Root", attributes: [.nameString], objectClass: Base.self),
+      EntityDescription(name: "Root", attributes: [.nameString], objectClass: Trunk.self),
       EntityDescription(
         name: "Leaf", parent: "Root",
         attributes: [AttributeDescription(name: "rank", type: .int, defaultValue: 0)],
-        objectClass: Derived.self),
+        objectClass: Branch.self),
     ])
     let context = ObjectContext(model: model)
     let pal = context.insert(Pal.self)
@@ -362,13 +370,13 @@ struct NameCase: Sendable, CustomTestStringConvertible {
     #expect(try holder.one("pal") === pal)
     #expect(try queue.list("pals") == [pal])
     #expect(holder.entity.name == "Hold" && crowd.entity.name == "Group")
-    #expect(context.insert(Counter.self).count == 3)
-    let leaf = context.insert(Derived.self)
+    #expect(context.insert(Tallier.self).count == 3)
+    let leaf = context.insert(Branch.self)
     leaf.name = "leaf"
     leaf.rank = 2
     #expect(leaf.entity.name == "Leaf" && leaf.entity.parent?.name == "Root")
     #expect(try leaf.value(forKey: "name") as? String == "leaf")
-    #expect(model.entity(for: Base.self)?.name == "Root")
+    #expect(model.entity(for: Trunk.self)?.name == "Root")
   }
 
   @Test func aClassWithoutWrappersServesSeveralEntities() throws {

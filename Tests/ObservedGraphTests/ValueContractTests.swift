@@ -27,108 +27,111 @@ private let bagModel = try! ObjectModel(types: [Bag.self])
 /// The bytes of a JSON text.
 private func json(_ text: String) -> Data { Data(text.utf8) }
 
-/// One row of the conversion table: a value of an attribute type and exactly what it is stored as.
-struct StoredCase: Sendable, CustomTestStringConvertible {
-  let type: AttributeType
-  let value: any Hashable & Sendable
-  let stored: StoredValue
+extension ValueContract {
+  /// One row of the conversion table: a value of an attribute type and exactly what it is stored as.
+  struct StoredCase: Sendable, CustomTestStringConvertible {
+    let type: AttributeType
+    let value: any Hashable & Sendable
+    let stored: StoredValue
 
-  var testDescription: String { "\(type): \(value)" }
+    var testDescription: String { "\(type): \(value)" }
 
-  static let all: [StoredCase] = [
-    StoredCase(type: .string, value: "Dune", stored: .string("Dune")),
-    StoredCase(type: .bool, value: true, stored: .bool(true)),
-    StoredCase(type: .int16, value: Int16(-300), stored: .integer(-300)),
-    StoredCase(type: .int32, value: Int32(70_000), stored: .integer(70_000)),
-    StoredCase(type: .int64, value: Int64.max, stored: .integer(.max)),
-    StoredCase(type: .int, value: -7, stored: .integer(-7)),
-    StoredCase(type: .float, value: Float(0.1), stored: .double(0.100_000_001_490_116_12)),
-    StoredCase(type: .double, value: 0.1, stored: .double(0.1)),
-    StoredCase(
-      type: .decimal, value: Decimal(string: "12.34")!, stored: .decimal(Decimal(string: "12.34")!)
-    ),
-    StoredCase(
-      type: .date, value: Date(timeIntervalSinceReferenceDate: 123.456),
-      stored: .date(Date(timeIntervalSinceReferenceDate: 123.456))),
-    StoredCase(type: .data, value: Data([0, 255, 7]), stored: .data(Data([0, 255, 7]))),
-    StoredCase(
-      type: .uuid, value: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
-      stored: .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)),
-    StoredCase(
-      type: .url, value: URL(string: "https://example.com/a?b=c")!,
-      stored: .url(URL(string: "https://example.com/a?b=c")!)),
-    StoredCase(
-      type: .transformable(Tile.self), value: Tile(zIndex: 1, label: "a", area: 6),
-      stored: .data(json(#"{"area":6,"label":"a","zIndex":1}"#))),
-    StoredCase(
-      type: .transformable([String].self), value: ["b", "a"], stored: .data(json(#"["b","a"]"#))),
-    StoredCase(
-      type: .transformable([String: Int].self), value: ["c": 3, "a": 1, "b": 2],
-      stored: .data(json(#"{"a":1,"b":2,"c":3}"#))),
-    StoredCase(
-      type: .transformable([Double].self), value: [1.5, .infinity, -.infinity],
-      stored: .data(json(#"[1.5,"inf","-inf"]"#))),
-  ]
-}
+    static let all: [StoredCase] = [
+      StoredCase(type: .string, value: "Dune", stored: .string("Dune")),
+      StoredCase(type: .bool, value: true, stored: .bool(true)),
+      StoredCase(type: .int16, value: Int16(-300), stored: .integer(-300)),
+      StoredCase(type: .int32, value: Int32(70_000), stored: .integer(70_000)),
+      StoredCase(type: .int64, value: Int64.max, stored: .integer(.max)),
+      StoredCase(type: .int, value: -7, stored: .integer(-7)),
+      StoredCase(type: .float, value: Float(0.1), stored: .double(0.100_000_001_490_116_12)),
+      StoredCase(type: .double, value: 0.1, stored: .double(0.1)),
+      StoredCase(
+        type: .decimal, value: Decimal(string: "12.34")!,
+        stored: .decimal(Decimal(string: "12.34")!)
+      ),
+      StoredCase(
+        type: .date, value: Date(timeIntervalSinceReferenceDate: 123.456),
+        stored: .date(Date(timeIntervalSinceReferenceDate: 123.456))),
+      StoredCase(type: .data, value: Data([0, 255, 7]), stored: .data(Data([0, 255, 7]))),
+      StoredCase(
+        type: .uuid, value: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
+        stored: .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)),
+      StoredCase(
+        type: .url, value: URL(string: "https://example.com/a?b=c")!,
+        stored: .url(URL(string: "https://example.com/a?b=c")!)),
+      StoredCase(
+        type: .transformable(Tile.self), value: Tile(zIndex: 1, label: "a", area: 6),
+        stored: .data(json(#"{"area":6,"label":"a","zIndex":1}"#))),
+      StoredCase(
+        type: .transformable([String].self), value: ["b", "a"], stored: .data(json(#"["b","a"]"#))),
+      StoredCase(
+        type: .transformable([String: Int].self), value: ["c": 3, "a": 1, "b": 2],
+        stored: .data(json(#"{"a":1,"b":2,"c":3}"#))),
+      StoredCase(
+        type: .transformable([Double].self), value: [1.5, .infinity, -.infinity],
+        stored: .data(json(#"[1.5,"inf","-inf"]"#))),
+    ]
+  }
 
-/// A stored value that does not belong to an attribute type.
-struct WrongStoredCase: Sendable, CustomTestStringConvertible {
-  let type: AttributeType
-  let stored: StoredValue
+  /// A stored value that does not belong to an attribute type.
+  struct WrongStoredCase: Sendable, CustomTestStringConvertible {
+    let type: AttributeType
+    let stored: StoredValue
 
-  var testDescription: String { "\(stored) as \(type)" }
+    var testDescription: String { "\(stored) as \(type)" }
 
-  static let all: [WrongStoredCase] = [
-    WrongStoredCase(type: .string, stored: .integer(1)),
-    WrongStoredCase(type: .bool, stored: .integer(1)),
-    WrongStoredCase(type: .int16, stored: .string("1")),
-    WrongStoredCase(type: .int16, stored: .integer(70_000)),
-    WrongStoredCase(type: .int32, stored: .integer(Int64(Int32.max) + 1)),
-    WrongStoredCase(type: .int64, stored: .double(1)),
-    WrongStoredCase(type: .float, stored: .double(1e300)),
-    WrongStoredCase(type: .double, stored: .integer(1)),
-    WrongStoredCase(type: .decimal, stored: .double(1.5)),
-    WrongStoredCase(type: .date, stored: .double(100)),
-    WrongStoredCase(type: .data, stored: .string("AQID")),
-    WrongStoredCase(type: .uuid, stored: .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")),
-    WrongStoredCase(type: .url, stored: .string("https://example.com")),
-    WrongStoredCase(type: .transformable(Tile.self), stored: .string("{}")),
-    WrongStoredCase(type: .transformable(Tile.self), stored: .data(json("not json"))),
-    WrongStoredCase(type: .transformable([String].self), stored: .data(json("[1,2]"))),
-  ]
-}
+    static let all: [WrongStoredCase] = [
+      WrongStoredCase(type: .string, stored: .integer(1)),
+      WrongStoredCase(type: .bool, stored: .integer(1)),
+      WrongStoredCase(type: .int16, stored: .string("1")),
+      WrongStoredCase(type: .int16, stored: .integer(70_000)),
+      WrongStoredCase(type: .int32, stored: .integer(Int64(Int32.max) + 1)),
+      WrongStoredCase(type: .int64, stored: .double(1)),
+      WrongStoredCase(type: .float, stored: .double(1e300)),
+      WrongStoredCase(type: .double, stored: .integer(1)),
+      WrongStoredCase(type: .decimal, stored: .double(1.5)),
+      WrongStoredCase(type: .date, stored: .double(100)),
+      WrongStoredCase(type: .data, stored: .string("AQID")),
+      WrongStoredCase(type: .uuid, stored: .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")),
+      WrongStoredCase(type: .url, stored: .string("https://example.com")),
+      WrongStoredCase(type: .transformable(Tile.self), stored: .string("{}")),
+      WrongStoredCase(type: .transformable(Tile.self), stored: .data(json("not json"))),
+      WrongStoredCase(type: .transformable([String].self), stored: .data(json("[1,2]"))),
+    ]
+  }
 
-/// One stored value and its exact JSON.
-struct ArchivedCase: Sendable, CustomTestStringConvertible {
-  let stored: StoredValue
-  let json: String
+  /// One stored value and its exact JSON.
+  struct ArchivedCase: Sendable, CustomTestStringConvertible {
+    let stored: StoredValue
+    let json: String
 
-  var testDescription: String { json }
+    var testDescription: String { json }
 
-  static let all: [ArchivedCase] = [
-    ArchivedCase(stored: .integer(3), json: #"{"integer":3}"#),
-    ArchivedCase(stored: .integer(.min), json: #"{"integer":-9223372036854775808}"#),
-    ArchivedCase(stored: .double(12.5), json: #"{"double":12.5}"#),
-    ArchivedCase(stored: .double(.infinity), json: #"{"double":"inf"}"#),
-    ArchivedCase(stored: .double(-.infinity), json: #"{"double":"-inf"}"#),
-    ArchivedCase(stored: .decimal(Decimal(string: "12.34")!), json: #"{"decimal":"12.34"}"#),
-    ArchivedCase(
-      stored: .decimal(Decimal(string: "-123456789012345678901234567890.125")!),
-      json: #"{"decimal":"-123456789012345678901234567890.125"}"#),
-    ArchivedCase(stored: .string("Dune"), json: #"{"string":"Dune"}"#),
-    ArchivedCase(stored: .bool(false), json: #"{"bool":false}"#),
-    ArchivedCase(
-      stored: .date(Date(timeIntervalSinceReferenceDate: 7200.123_456_789)),
-      json: #"{"date":7200.123456789}"#),
-    ArchivedCase(stored: .data(Data([1, 2, 3])), json: #"{"data":"AQID"}"#),
-    ArchivedCase(stored: .data(Data()), json: #"{"data":""}"#),
-    ArchivedCase(
-      stored: .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
-      json: #"{"uuid":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F"}"#),
-    ArchivedCase(
-      stored: .url(URL(string: "https://example.com/a?b=c")!),
-      json: #"{"url":"https://example.com/a?b=c"}"#),
-  ]
+    static let all: [ArchivedCase] = [
+      ArchivedCase(stored: .integer(3), json: #"{"integer":3}"#),
+      ArchivedCase(stored: .integer(.min), json: #"{"integer":-9223372036854775808}"#),
+      ArchivedCase(stored: .double(12.5), json: #"{"double":12.5}"#),
+      ArchivedCase(stored: .double(.infinity), json: #"{"double":"inf"}"#),
+      ArchivedCase(stored: .double(-.infinity), json: #"{"double":"-inf"}"#),
+      ArchivedCase(stored: .decimal(Decimal(string: "12.34")!), json: #"{"decimal":"12.34"}"#),
+      ArchivedCase(
+        stored: .decimal(Decimal(string: "-123456789012345678901234567890.125")!),
+        json: #"{"decimal":"-123456789012345678901234567890.125"}"#),
+      ArchivedCase(stored: .string("Dune"), json: #"{"string":"Dune"}"#),
+      ArchivedCase(stored: .bool(false), json: #"{"bool":false}"#),
+      ArchivedCase(
+        stored: .date(Date(timeIntervalSinceReferenceDate: 7200.123_456_789)),
+        json: #"{"date":7200.123456789}"#),
+      ArchivedCase(stored: .data(Data([1, 2, 3])), json: #"{"data":"AQID"}"#),
+      ArchivedCase(stored: .data(Data()), json: #"{"data":""}"#),
+      ArchivedCase(
+        stored: .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
+        json: #"{"uuid":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F"}"#),
+      ArchivedCase(
+        stored: .url(URL(string: "https://example.com/a?b=c")!),
+        json: #"{"url":"https://example.com/a?b=c"}"#),
+    ]
+  }
 }
 
 @Suite struct ValueContract {
