@@ -31,7 +31,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
 
   /// What went wrong.
   public let kind: Kind
-  /// The name of the entity involved.
+  /// The name of the entity involved; a very long name is shortened.
   public let entity: String
   /// The key (property name or key path) involved, if any; a very long key is shortened.
   public let key: String?
@@ -65,9 +65,9 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
     underlying: [ObjectGraphError] = []
   ) {
     self.kind = Kind(code: code)
-    self.entity = entity
-    self.key = key.map(Self.shorten)
-    self.value = value.map(Self.shorten)
+    self.entity = Self.shorten(entity)
+    self.key = key.map { Self.shorten($0) }
+    self.value = value.map { Self.shorten($0, to: Self.describedLength) }
     self.reason =
       reason.count > Self.reasonLength
       ? "\(reason.prefix(Self.reasonLength))… (\(reason.count) characters)" : reason
@@ -79,20 +79,33 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   /// length.
   public var description: String {
     var prefix = entity
-    if let key { prefix += (prefix.isEmpty ? "" : ".") + Self.shorten(key) }
-    guard !prefix.isEmpty, !reason.hasPrefix(prefix) else { return reason }
+    if let key { prefix += (prefix.isEmpty ? "" : ".") + key }  // shortened once, in init
+    guard !prefix.isEmpty, !Self.begins(reason, with: prefix) else { return reason }
     return "\(prefix): \(reason)"
+  }
+
+  /// Whether `reason` begins with `prefix` as a whole name, not followed by a letter, a digit or
+  /// `_`: `Bookmarks are missing` does not begin with `Book`, nor `Book.isbnPrefix …` with
+  /// `Book.isbn`.
+  private static func begins(_ reason: String, with prefix: String) -> Bool {
+    guard reason.hasPrefix(prefix) else { return false }
+    guard let next = reason.dropFirst(prefix.count).first else { return true }
+    return !(next.isLetter || next.isNumber || next == "_")
   }
 
   /// The longest text an error message quotes of a key or a value.
   static let quotedLength = 120
+  /// The longest value kept as given: room for a value ``describe(_:)`` shortened already, with
+  /// its quotes, its length and its type, so that it is not cut a second time (which would count
+  /// the characters of the shortened text instead of the value's).
+  static let describedLength = 2 * quotedLength
   /// The longest reason kept; a longer one (it quotes something huge) is cut.
   static let reasonLength = 2000
 
-  /// `text`, or its first ``quotedLength`` characters followed by how long it was.
-  static func shorten(_ text: String) -> String {
-    guard text.count > quotedLength else { return text }
-    return "\(text.prefix(quotedLength))… (\(text.count) characters)"
+  /// `text`, or its first `length` characters followed by how long it was.
+  static func shorten(_ text: String, to length: Int = quotedLength) -> String {
+    guard text.count > length else { return text }
+    return "\(text.prefix(length))… (\(text.count) characters)"
   }
 
   /// Describes a value for an error message, shortened: `"Dune" (String)`, `nil`, or `Book#3`.

@@ -242,9 +242,11 @@ extension BinaryFloatingPoint {
 }
 
 /// The JSON form of `Codable` attribute values: sorted keys, so that equal values give equal bytes;
-/// doubles JSON cannot write are written as text.
+/// doubles JSON cannot write are written as text. A set is written as an array of its elements in
+/// the byte order of their JSON, not in its iteration order, which differs between equal sets.
 enum CodableValues {
   static func encode<T: Encodable>(_ value: T) throws -> Data {
+    if let set = value as? any CanonicalSet { return try set.canonicalJSON() }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     encoder.nonConformingFloatEncodingStrategy = .convertToString(
@@ -257,5 +259,19 @@ enum CodableValues {
     decoder.nonConformingFloatDecodingStrategy = .convertFromString(
       positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     return try decoder.decode(type, from: data)
+  }
+}
+
+/// A set whose JSON does not depend on its iteration order.
+private protocol CanonicalSet {
+  func canonicalJSON() throws -> Data
+}
+
+extension Set: CanonicalSet where Element: Encodable {
+  /// A JSON array of the elements' JSON texts, sorted by their bytes.
+  fileprivate func canonicalJSON() throws -> Data {
+    let elements = try map { try CodableValues.encode($0) }
+      .sorted { $0.lexicographicallyPrecedes($1) }
+    return Data("[".utf8) + Data(elements.joined(separator: Data(",".utf8))) + Data("]".utf8)
   }
 }

@@ -104,7 +104,7 @@ extension ObjectModel {
   static func describe(_ type: ManagedObject.Type) throws -> EntityDescription {
     var attributes: [AttributeDescription] = []
     var relationships: [RelationshipDescription] = []
-    for declaration in try declarations(of: type, allLevels: false) {
+    for declaration in try declarations(of: type, allLevels: false, entity: type.entityName) {
       switch declaration {
       case .attribute(let attribute): attributes.append(attribute)
       case .relationship(let relationship): relationships.append(relationship)
@@ -117,8 +117,11 @@ extension ObjectModel {
   }
 
   /// The properties a class declares with wrappers: its own, or with `allLevels` also those of
-  /// its `ManagedObject` superclasses.
-  static func declarations(of type: ManagedObject.Type, allLevels: Bool) throws -> [Declaration] {
+  /// its `ManagedObject` superclasses. A wrapper that contradicts itself throws an error naming
+  /// `entity`, the entity the class describes.
+  static func declarations(of type: ManagedObject.Type, allLevels: Bool, entity: String) throws
+    -> [Declaration]
+  {
     var declarations: [Declaration] = []
     var mirror: Mirror? = Mirror(reflecting: type.init(ObjectBootstrap.prototype))
     while let current = mirror {
@@ -126,7 +129,14 @@ extension ObjectModel {
         guard let label = child.label, label.hasPrefix("_"),
           let wrapper = child.value as? any PropertyWrapperDeclaring
         else { continue }
-        declarations.append(try wrapper.declaration(name: String(label.dropFirst())))
+        do {
+          declarations.append(try wrapper.declaration(name: String(label.dropFirst())))
+        } catch let error as ObjectGraphError {
+          // The wrapper knows its destination's entity, not its own.
+          throw ObjectGraphError(
+            error.kind.code, entity: entity, key: error.key, value: error.value,
+            reason: error.reason)
+        }
       }
       mirror = allLevels ? current.superclassMirror : nil
     }
@@ -278,7 +288,7 @@ extension ObjectModel {
       .invalidName, entity: key == nil ? "" : entity, key: key.map { _ in name },
       value: "\"\(ObjectGraphError.shorten(name))\"",
       reason: name.isEmpty
-        ? "an \(what) name is empty\(key == nil ? "" : " in entity \(entity)")"
+        ? (key == nil ? "an entity name is empty" : "a property name is empty in entity \(entity)")
         : "the \(what) name '\(ObjectGraphError.shorten(name))' contains '.' or '/', which key "
           + "paths and object identifiers use as separators")
   }
@@ -312,7 +322,7 @@ extension ObjectModel {
           + "\(parent.objectClass), the class of its parent entity \(parent.name)")
     }
     guard objectClass != ManagedObject.self else { return }
-    for declaration in try declarations(of: objectClass, allLevels: true) {
+    for declaration in try declarations(of: objectClass, allLevels: true, entity: entity.name) {
       let name: String
       switch declaration {
       case .attribute(let attribute): name = attribute.name

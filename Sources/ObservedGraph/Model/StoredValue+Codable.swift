@@ -9,7 +9,7 @@ import Foundation
 /// ```
 ///
 /// Dates are seconds since 2001-01-01 (`timeIntervalSinceReferenceDate`), decimals their exact
-/// text, data base 64; doubles that JSON cannot write (`nan`, `inf`, `-inf`) are written as text.
+/// text (`NaN` for `Decimal.nan`), data base 64; doubles that JSON cannot write (`nan`, `inf`, `-inf`) are written as text.
 /// Every value decodes to an equal value.
 extension StoredValue: Codable {
   private enum CodingKeys: String, CodingKey {
@@ -79,7 +79,14 @@ extension StoredValue: Codable {
       }
     case .decimal:
       let text = try container.decode(String.self, forKey: key)
-      guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+      if text == "NaN" {  // what `Decimal.nan.description` writes; `Decimal(string:)` refuses it
+        self = .decimal(.nan)
+        return
+      }
+      // `Decimal(string:)` reads the longest number it can find at the start: `12abc` is 12.
+      guard Self.isDecimalNumber(text),
+        let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+      else {
         throw corrupt(text)
       }
       self = .decimal(value)
@@ -101,5 +108,34 @@ extension StoredValue: Codable {
       guard let value = URL(string: text) else { throw corrupt(text) }
       self = .url(value)
     }
+  }
+
+  /// Whether `text` is a whole decimal number: an optional sign, digits with an optional
+  /// fraction, and an optional exponent (`-12.5`, `.5`, `1e-3`).
+  private static func isDecimalNumber(_ text: String) -> Bool {
+    var rest = text.utf8[...]
+    func skipSign() {
+      if rest.first == UInt8(ascii: "-") || rest.first == UInt8(ascii: "+") {
+        rest = rest.dropFirst()
+      }
+    }
+    func skipDigits() -> Int {
+      let count = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+      rest = rest.dropFirst(count)
+      return count
+    }
+    skipSign()
+    var digits = skipDigits()
+    if rest.first == UInt8(ascii: ".") {
+      rest = rest.dropFirst()
+      digits += skipDigits()
+    }
+    guard digits > 0 else { return false }
+    if rest.first == UInt8(ascii: "e") || rest.first == UInt8(ascii: "E") {
+      rest = rest.dropFirst()
+      skipSign()
+      guard skipDigits() > 0 else { return false }
+    }
+    return rest.isEmpty
   }
 }

@@ -6,8 +6,8 @@ import Foundation
 /// Integer types (`Int16`, `Int32`, `Int64`, `Int`) are ``integer(_:)``; `Float` and `Double` are
 /// ``double(_:)`` (a `Float` widens without loss); `Codable` values (transformable attributes and
 /// standard-library collections such as `[String]`) are ``data(_:)`` holding their JSON encoding,
-/// written with sorted keys so that equal values give equal bytes. An attribute with no value is
-/// `nil` where a `StoredValue?` is expected.
+/// written with sorted keys (and a set's elements in the byte order of their JSON) so that equal
+/// values give equal bytes. An attribute with no value is `nil` where a `StoredValue?` is expected.
 ///
 /// ```swift
 /// let price = try AttributeType.double.storedValue(of: 12.5)   // .double(12.5)
