@@ -79,7 +79,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   /// length.
   public var description: String {
     var prefix = entity
-    if let key { prefix += (prefix.isEmpty ? "" : ".") + key }  // shortened once, in init
+    if let key, !key.isEmpty { prefix += (prefix.isEmpty ? "" : ".") + key }  // shortened in init
     guard !prefix.isEmpty, !Self.begins(reason, with: prefix) else { return reason }
     return "\(prefix): \(reason)"
   }

@@ -83,11 +83,13 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
   public init?(uriRepresentation url: URL) {
     guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
       components.scheme == Self.scheme, let host = components.host,
-      let store = UUID(uuidString: host)
+      let store = UUID(uuidString: host), components.user == nil, components.password == nil,
+      components.port == nil, components.query == nil, components.fragment == nil
     else { return nil }
     let parts = components.path.split(separator: "/", omittingEmptySubsequences: false)
+    // The key is written in its one decimal form: no sign, no leading zeros.
     guard parts.count == 3, parts[0].isEmpty, !parts[1].isEmpty, let key = Int64(parts[2]),
-      key > 0
+      key > 0, String(key) == parts[2]
     else { return nil }
     self.init(storeIdentifier: store, entityName: String(parts[1]), key: key)
   }
