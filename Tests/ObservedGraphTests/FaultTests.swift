@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 import UndoLog
 
@@ -71,7 +72,19 @@ struct FaultTests {
     #expect(store.loader.loads.count == 1, "one load for all values")
     let category = try #require(book.category)
     #expect(category.isFault && category.objectID == store.id("BookCategory", 1))
-    #expect(category.name == "Fiction" && !category.isFault)
+    // Observers of the fault, by key and through Swift Observation, hear nothing when it loads.
+    var heard: [String] = []
+    let observer = try category.observe(keyPath: "name", options: [.old, .new, .prior]) { _ in
+      heard.append("name")
+    }
+    #expect(category.isFault, "registering an observer reads nothing")
+    let tracked = Flag()
+    withObservationTracking {
+      #expect(category.name == "Fiction" && !category.isFault)
+    } onChange: {
+      tracked.set()
+    }
+    #expect(heard.isEmpty && !tracked.isSet)
     #expect(
       category.books.map(\.objectID).sorted { $0.key < $1.key } == [
         store.id("Book", 2), store.id("Book", 5),
@@ -86,7 +99,10 @@ struct FaultTests {
     #expect(events.isEmpty)
     #expect(!log.canUndo)
     context._checkInvariants()
-    _ = subscription
+    // A real change afterwards is heard, as usual.
+    category.name = "Novels"
+    #expect(heard == ["name", "name"] && tracked.isSet)
+    _ = (subscription, observer)
   }
 
   /// Every way of reading a value goes through the read hook, so every one of them fulfils.

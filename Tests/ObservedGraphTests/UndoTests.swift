@@ -347,10 +347,9 @@ enum UndoGraphChange: String, CaseIterable, Sendable, CustomTestStringConvertibl
     world.context.processPendingChanges()
     let scalar = world.log.byteSize
     // An attribute set is one value step holding one recorded change, in one allocation: the
-    // reference, the allocation's header, the store and the change.
+    // reference, the allocation's header and the change.
     #expect(
-      scalar == MemoryLayout<GraphUndoStep>.size + 16 + MemoryLayout<UUID>.size
-        + MemoryLayout<GraphUndoStep.Changes>.size)
+      scalar == MemoryLayout<GraphUndoStep>.size + 16 + MemoryLayout<GraphUndoStep.Changes>.size)
     world.boxes[0].tags = [world.tags[3]]
     world.context.processPendingChanges()
     #expect(world.log.byteSize > scalar + 4 * MemoryLayout<RecordedChange>.stride)

@@ -33,11 +33,9 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
   private let content: Content
 
   private final class Content: Codable, Sendable {
-    let store: UUID
     let changes: Changes
 
-    init(store: UUID, changes: Changes) {
-      self.store = store
+    init(changes: Changes) {
       self.changes = changes
     }
   }
@@ -55,17 +53,22 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
     }
   }
 
-  init(store: UUID, changes: [RecordedChange]) {
-    content = Content(
-      store: store, changes: changes.count == 1 ? .one(changes[0]) : .many(changes))
+  init(changes: [RecordedChange]) {
+    content = Content(changes: changes.count == 1 ? .one(changes[0]) : .many(changes))
   }
 
-  init(store: UUID, change: RecordedChange) {
-    content = Content(store: store, changes: .one(change))
+  init(change: RecordedChange) {
+    content = Content(changes: .one(change))
   }
 
-  /// The identifier of the store whose objects the step changes.
-  var store: UUID { content.store }
+  /// The identifier of the store whose objects the step changes (every change of a step names an
+  /// object of the same store).
+  var store: UUID {
+    switch content.changes {
+    case .one(let change): change.object.storeIdentifier
+    case .many(let changes): changes.first?.object.storeIdentifier ?? UUID()
+    }
+  }
   /// The inverse changes, in the order they were recorded; applied last-first.
   var changes: Changes { content.changes }
 
@@ -123,7 +126,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
 
   /// The bytes the step retains: itself, its content and the content's lists.
   public var byteSize: Int {
-    var size = MemoryLayout<Self>.size + 16 + MemoryLayout<UUID>.size + MemoryLayout<Changes>.size
+    var size = MemoryLayout<Self>.size + 16 + MemoryLayout<Changes>.size
     if case .many(let list) = changes {
       size += list.count * MemoryLayout<RecordedChange>.stride
       size += list.reduce(0) { $0 + $1.payloadSize }

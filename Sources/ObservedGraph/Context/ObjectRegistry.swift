@@ -23,22 +23,34 @@ final class ObjectRegistry {
   var retainsObjects = true {
     didSet {
       guard retainsObjects != oldValue else { return }
-      retained =
-        retainsObjects ? Dictionary(uniqueKeysWithValues: registered.map { ($0, $1.object) }) : [:]
+      // Objects let go are released after the loop: one that ends leaves the table from its
+      // `deinit`, which must not happen while the table is being walked.
+      var letGo: [ManagedObject] = []
+      for key in Array(registered.keys) {
+        if retainsObjects {
+          registered[key]!.strong = registered[key]!.object
+        } else if let strong = registered[key]!.strong {
+          letGo.append(strong)
+          registered[key]!.strong = nil
+        }
+      }
+      _ = letGo
     }
   }
   private var nextKey: Int64 = 1
-  private(set) var registered: [ObjectID: Unretained] = [:]
-  private var detached: [ObjectID: Unretained] = [:]
-  private var retained: [ObjectID: ManagedObject] = [:]
+  /// Registered objects by key (keys are unique within the store): one table, one small entry
+  /// per object (benchmark row "heap bytes per object").
+  private(set) var registered: [Int64: Entry] = [:]
+  private var detached: [Int64: Entry] = [:]
   #if OBSERVEDGRAPH_INVARIANTS
     private var changesUntilFullCheck = 0
   #endif
 
-  /// A reference that does not keep its object alive; valid while the object is in a table, which
-  /// it leaves in its `deinit`.
-  struct Unretained {
+  /// A reference that does not keep its object alive — valid while the object is in a table,
+  /// which it leaves in its `deinit` — and, while the registry retains objects, one that does.
+  struct Entry {
     unowned(unsafe) let object: ManagedObject
+    var strong: ManagedObject?
   }
 
   init(storeIdentifier: UUID) {
@@ -61,11 +73,16 @@ final class ObjectRegistry {
   // MARK: Membership
 
   /// The registered object with the identifier.
-  func object(for id: ObjectID) -> ManagedObject? { registered[id]?.object }
+  func object(for id: ObjectID) -> ManagedObject? {
+    guard let object = registered[id.key]?.object, object.objectID == id else { return nil }
+    return object
+  }
 
   /// The registered or detached object with the identifier.
   func anyObject(for id: ObjectID) -> ManagedObject? {
-    (registered[id] ?? detached[id])?.object
+    guard let object = (registered[id.key] ?? detached[id.key])?.object, object.objectID == id
+    else { return nil }
+    return object
   }
 
   /// Every registered object.
@@ -74,27 +91,28 @@ final class ObjectRegistry {
   /// Registers an object: it becomes part of the context.
   func register(_ object: ManagedObject) {
     object.lifecycle = .registered
-    detached[object.objectID] = nil
-    registered[object.objectID] = Unretained(object: object)
-    if retainsObjects { retained[object.objectID] = object }
-    reserve(upTo: object.objectID.key)
+    let key = object.objectID.key
+    detached[key] = nil
+    registered[key] = Entry(object: object, strong: retainsObjects ? object : nil)
+    reserve(upTo: key)
   }
 
   /// Takes an object out of the context, keeping it findable for undo.
   func detach(_ object: ManagedObject) {
     object.lifecycle = .detached
-    registered[object.objectID] = nil
-    detached[object.objectID] = Unretained(object: object)
-    // Last: releasing it may end the object, which calls `forget`.
-    retained[object.objectID] = nil
+    let key = object.objectID.key
+    detached[key] = Entry(object: object, strong: nil)
+    // Last: releasing the entry's strong reference may end the object, which calls `forget`.
+    let entry = registered.removeValue(forKey: key)
+    _ = entry
   }
 
   /// Called from an object's `deinit`: it leaves whichever table holds it.
   func forget(_ id: ObjectID, _ identity: ObjectIdentifier) {
-    if let entry = registered[id], ObjectIdentifier(entry.object) == identity {
-      registered[id] = nil
-    } else if let entry = detached[id], ObjectIdentifier(entry.object) == identity {
-      detached[id] = nil
+    if let entry = registered[id.key], ObjectIdentifier(entry.object) == identity {
+      registered[id.key] = nil
+    } else if let entry = detached[id.key], ObjectIdentifier(entry.object) == identity {
+      detached[id.key] = nil
     }
   }
 
@@ -104,10 +122,10 @@ final class ObjectRegistry {
     // Hold them while they are invalidated: invalidating drops relationships, which may release
     // objects.
     for object in objects { object.invalidate() }
+    let tables = (registered, detached)
     registered.removeAll()
     detached.removeAll()
-    retained.removeAll()
-    _ = objects
+    _ = (objects, tables)
   }
 
   // MARK: Invariants
@@ -120,33 +138,30 @@ final class ObjectRegistry {
         checkInvariants()
       } else {
         changesUntilFullCheck -= 1
-        precondition(
-          !retainsObjects || retained.count == registered.count,
-          "registry retains \(retained.count) of \(registered.count) registered objects")
       }
     #endif
   }
 
-  /// Every entry names its object's identifier and lifecycle; retained objects are registered.
+  /// Every entry holds the object of its key, in the right lifecycle; registered objects are
+  /// retained exactly when the registry retains objects; detached ones never are.
   func checkInvariants() {
-    for (id, entry) in registered {
-      precondition(
-        entry.object.objectID == id, "registry entry \(id) holds \(entry.object.objectID)")
+    for (key, entry) in registered {
+      let id = entry.object.objectID
+      precondition(id.key == key, "registry entry \(key) holds \(id)")
       precondition(
         entry.object.lifecycle == .registered, "\(id) registered but \(entry.object.lifecycle)")
-      precondition(detached[id] == nil, "\(id) both registered and detached")
-    }
-    for (id, entry) in detached {
+      precondition(detached[key] == nil, "\(id) both registered and detached")
       precondition(
-        entry.object.objectID == id, "detached entry \(id) holds \(entry.object.objectID)")
+        (entry.strong != nil) == retainsObjects,
+        "\(id) is \(entry.strong == nil ? "not " : "")retained while the registry "
+          + (retainsObjects ? "retains" : "does not retain") + " objects")
+    }
+    for (key, entry) in detached {
+      let id = entry.object.objectID
+      precondition(id.key == key, "detached entry \(key) holds \(id)")
       precondition(
         entry.object.lifecycle == .detached, "\(id) detached but \(entry.object.lifecycle)")
+      precondition(entry.strong == nil, "detached \(id) is retained")
     }
-    for id in retained.keys {
-      precondition(registered[id] != nil, "retained \(id) is not registered")
-    }
-    precondition(
-      !retainsObjects || retained.count == registered.count,
-      "registry retains \(retained.count) of \(registered.count) registered objects")
   }
 }

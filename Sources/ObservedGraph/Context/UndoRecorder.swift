@@ -57,12 +57,10 @@ final class UndoRecorder {
     _ plan: Plan, in context: ObjectContext, waitingForBrackets: Bool = false
   ) {
     guard let log, log.isRegistrationEnabled else { return }
-    let store = context.registry.storeIdentifier
     if plan.count == 1 && !waitingForBrackets {
       // One edit, one change: no list (benchmark row "same with undo recording on").
       guard plan[0].changes else { return }
-      log.register(
-        GraphUndoStep(store: store, change: inverse(of: plan[0], tracker: context.tracker)))
+      log.register(GraphUndoStep(change: inverse(of: plan[0], tracker: context.tracker)))
       return
     }
     var changes: [RecordedChange] = []
@@ -76,7 +74,7 @@ final class UndoRecorder {
       bracketChanges.removeAll()
     }
     guard !changes.isEmpty else { return }
-    log.register(GraphUndoStep(store: store, changes: changes))
+    log.register(GraphUndoStep(changes: changes))
   }
 
   /// The change that takes `planned` back, with the slot's tracking state before it.

@@ -313,13 +313,24 @@ extension ObjectModel {
   /// inherits from its parent's.
   static func checkClass(of entity: EntityDescription) throws {
     let objectClass = entity.objectClass
-    if let parent = entity.parent, parent.objectClass != ManagedObject.self,
-      !inherits(objectClass, from: parent.objectClass) || objectClass == parent.objectClass
-    {
-      throw ObjectGraphError(
-        .invalidClass, entity: entity.name, value: String(describing: objectClass),
-        reason: "the class \(objectClass) of \(entity.name) does not inherit from "
-          + "\(parent.objectClass), the class of its parent entity \(parent.name)")
+    if let parent = entity.parent, parent.objectClass != ManagedObject.self {
+      if !inherits(objectClass, from: parent.objectClass) {
+        throw ObjectGraphError(
+          .invalidClass, entity: entity.name, value: String(describing: objectClass),
+          reason: "the class \(objectClass) of \(entity.name) does not inherit from "
+            + "\(parent.objectClass), the class of its parent entity \(parent.name)")
+      }
+      // A class without typed properties (one that overrides hooks) may serve a parent and its
+      // sub-entity alike; a class with typed properties describes one entity.
+      if objectClass == parent.objectClass,
+        !(try declarations(of: objectClass, allLevels: true, entity: entity.name)).isEmpty
+      {
+        throw ObjectGraphError(
+          .invalidClass, entity: entity.name, value: String(describing: objectClass),
+          reason: "\(entity.name) and its parent entity \(parent.name) both make objects of "
+            + "class \(objectClass), which declares typed properties; give \(entity.name) a "
+            + "subclass of it")
+      }
     }
     guard objectClass != ManagedObject.self else { return }
     for declaration in try declarations(of: objectClass, allLevels: true, entity: entity.name) {

@@ -98,7 +98,7 @@ extension ManagedObject {
     guard let property = entity.propertiesByName[key] else {
       throw ObjectGraphError(
         .unknownKey, entity: entity.name, key: key, value: key,
-        reason: "\(entity.name) has no property '\(key)'")
+        reason: "\(entity.name) has no property '\(ObjectGraphError.shorten(key))'")
     }
     return property
   }

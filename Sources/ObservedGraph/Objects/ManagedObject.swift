@@ -231,7 +231,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   open func value(forUndefinedKey key: String) throws -> Any? {
     throw ObjectGraphError(
       .unknownKey, entity: entity.name, key: key, value: key,
-      reason: "\(entity.name) has no property '\(key)'")
+      reason: "\(entity.name) has no property '\(ObjectGraphError.shorten(key))'")
   }
 
   // MARK: Identity

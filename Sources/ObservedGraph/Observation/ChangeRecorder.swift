@@ -120,7 +120,8 @@ public final class ChangeRecorder {
     let first =
       zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
       ?? min(actual.count, expected.count)
-    return "recorded \(actual.count) lines, expected \(expected.count); first difference at line "
+    func lines(_ count: Int) -> String { count == 1 ? "1 line" : "\(count) lines" }
+    return "recorded \(lines(actual.count)), expected \(expected.count); first difference at line "
       + "\(first + 1):\n  recorded: \(first < actual.count ? actual[first] : "<none>")\n  expected: "
       + "\(first < expected.count ? expected[first] : "<none>")\nall recorded:\n  "
       + actual.joined(separator: "\n  ")
