@@ -147,6 +147,35 @@ struct FaultTests {
     #expect(!emma.isFault && (emma as? Book)?.title == "Emma")
   }
 
+  /// Every throwing path loads a fault before it reads or writes, and throws when it cannot.
+  @Test func throwingPathsLoadFirst() throws {
+    let store = StoredBookStore()
+    let missing = store.book(99)
+    for attempt: () throws -> Void in [
+      { _ = try missing.primitiveValue(forKey: "title") },
+      { try missing.setValue("x", forKey: "title") },
+      { try missing.setPrimitiveValue("x", forKey: "title") },
+      { _ = try missing.value(forKeyPath: "category.name") },
+    ] {
+      let error = #expect(throws: ObjectGraphError.self) { try attempt() }
+      #expect(error?.kind == .objectNotFound)
+    }
+    // A primitive set on a fault loads it first, so the load does not overwrite the value.
+    let emma = store.book(5)
+    try emma.setPrimitiveValue("Emma (annotated)", forKey: "title")
+    #expect(emma.title == "Emma (annotated)" && emma.price == 9)
+  }
+
+  /// After a reset a fault stays a fault: it has no values to show and cannot load them.
+  @Test func aFaultAfterAResetCannotLoad() throws {
+    let store = StoredBookStore()
+    let dune = store.book(2)
+    store.context.reset()
+    #expect(dune.isFault)
+    let error = #expect(throws: ObjectGraphError.self) { _ = try dune.value(forKey: "title") }
+    #expect(error?.kind == .invalidObject)
+  }
+
   @Test func aTypedReadOfAMissingObjectStopsWithAMessage() async {
     await #expect(processExitsWith: .failure) {
       let store = StoredBookStore()

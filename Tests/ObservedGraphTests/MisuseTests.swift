@@ -233,6 +233,32 @@ struct MisuseTests {
 
   // MARK: Brackets
 
+  /// Brackets that close while registration is off record nothing, and leave nothing behind for
+  /// a later step.
+  @Test func bracketsClosedWhileRegistrationIsOffLeaveNothingBehind() throws {
+    let s = BookStore.scenario()
+    let log = UndoLog()
+    s.context.undoLog = log
+    s.context.processPendingChanges()
+    let book = s.books[0]
+    book.willChangeValue(forKey: "title")
+    book.willChangeValue(forKey: "price")
+    try book.setPrimitiveValue("imported", forKey: "title")
+    book.didChangeValue(forKey: "title")  // waits for the price bracket
+    log.disableRegistration()
+    try book.setPrimitiveValue(99.0, forKey: "price")
+    book.didChangeValue(forKey: "price")
+    try log.enableRegistration()
+    s.context.processPendingChanges()
+    #expect(!log.canUndo)
+    book.willChangeValue(forKey: "price")
+    try book.setPrimitiveValue(1.0, forKey: "price")
+    book.didChangeValue(forKey: "price")
+    s.context.processPendingChanges()
+    try log.undo()
+    #expect(book.price == 99 && book.title == "imported", "only the last bracket was undone")
+  }
+
   @Test func bracketIndexesPastTheEndStop() async {
     await #expect(processExitsWith: .failure) {
       let s = BookStore.scenario()

@@ -107,6 +107,32 @@ struct TypedToManyTests {
     #expect(t.pagesAgree(t.book))
   }
 
+  /// A move names the object that moved, even where a difference could name its neighbour.
+  @Test func aMoveOfNeighboursNamesTheMovedObject() throws {
+    let t = Setup()
+    try t.check(
+      { try! t.book.mutableOrderedSet(forKey: "pages").move(from: 0, to: 1) },
+      does: [
+        "Book#3.pages removal old=[Page#6] indexes=[0]",
+        "Book#3.pages insertion new=[Page#6] indexes=[1]",
+      ],
+      undo: [
+        "Book#3.pages removal old=[Page#6] indexes=[1]",
+        "Book#3.pages insertion new=[Page#6] indexes=[0]",
+      ])
+    try t.book.mutableOrderedSet(forKey: "pages").insert(t.pages[2], at: 0)
+    #expect(
+      t.recorder.mismatch([
+        "Book#3.pages removal old=[Page#8] indexes=[2]",
+        "Book#3.pages insertion new=[Page#8] indexes=[0]",
+      ]) == nil)
+    try t.book.mutableOrderedSet(forKey: "pages").insert(t.pages[2], at: 0)
+    #expect(
+      t.recorder.mismatch([
+        "Book#3.pages setting old=[Page#8, Page#7, Page#6] new=[Page#8, Page#7, Page#6]"
+      ]) == nil, "placing an object where it is changes nothing")
+  }
+
   @Test func theProxyMoveIsReportedTheSameWay() throws {
     let t = Setup()
     try t.book.mutableOrderedSet(forKey: "pages").move(from: 2, to: 0)
@@ -215,6 +241,25 @@ struct DeletedObjectTests {
     expectGraphError(.deletedObject, entity: "Book", value: "Book#3", in: context) {
       try context.delete(book)
     }
+  }
+
+  /// Observing is reading: a deleted object still in its context can be observed, by name and by
+  /// type; one out of its context cannot.
+  @Test func aDeletedObjectCanBeObservedUntilItLeaves() throws {
+    let s = BookStore.scenario()
+    let book = s.books[0]
+    try s.context.delete(book)
+    var initial: String?
+    let byName = try book.observe(keyPath: "title", options: [.initial, .new]) { change in
+      initial = change.newValue as? String
+    }
+    #expect(initial == "The first book" && byName.isValid)
+    #expect(book.observe(\.title) { _, _ in }.isValid)
+    try s.context.save()
+    expectGraphError(.deletedObject, entity: "Book", key: "title", in: s.context) {
+      _ = try book.observe(keyPath: "title") { _ in }
+    }
+    #expect(!book.observe(\.title) { _, _ in }.isValid)
   }
 
   @Test func aTypedSetOfADeletedObjectStops() async {

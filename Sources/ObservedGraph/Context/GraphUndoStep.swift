@@ -13,7 +13,9 @@ import UndoLog
 /// Steps are resolved through the context they are applied to: when the log undoes or redoes, the
 /// step finds the context whose store its identifiers name among the log's participants (a context
 /// joins the participants of the log it is given). So steps can be archived with the log's history
-/// and applied after a relaunch:
+/// and applied to a context of the same store — in the same process, or, with a persistent store
+/// whose identifier outlives the process, after a relaunch (a context without one has a fresh
+/// in-memory store each time it is made):
 ///
 /// ```swift
 /// let json = try JSONEncoder().encode(try log.history())
@@ -72,7 +74,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
   /// The inverse changes, in the order they were recorded; applied last-first.
   var changes: Changes { content.changes }
 
-  /// Writes the step: its store and its changes.
+  /// Writes the step: its changes.
   ///
   /// - Parameter encoder: The encoder.
   /// - Throws: What the encoder throws.

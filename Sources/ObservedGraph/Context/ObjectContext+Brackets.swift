@@ -28,7 +28,11 @@ struct BracketTable {
     set { open[key] = newValue }
   }
 
-  mutating func removeAll() { open.removeAll() }
+  /// Forgets every open bracket (reset), releasing the links their opening told.
+  mutating func removeAll() {
+    for bracket in open.values { bracket.delivery.cancel() }
+    open.removeAll()
+  }
 }
 
 extension ObjectContext {

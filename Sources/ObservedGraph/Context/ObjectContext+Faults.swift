@@ -106,10 +106,10 @@ extension ManagedObject {
   /// Fulfils a fault for a throwing read.
   func fulfilFault(key: String?) throws {
     guard isFaultFlag else { return }
-    guard let context = link?.context else {
+    guard lifecycle == .registered || lifecycle == .detached, let context = link?.context else {
       throw ObjectGraphError(
         .invalidObject, entity: entity.name, key: key, value: objectID.description,
-        reason: "the fault \(objectID) cannot be fulfilled: its context is gone")
+        reason: "the fault \(objectID) cannot be fulfilled: its context was reset or released")
     }
     try context.fulfilFault(of: self)
   }

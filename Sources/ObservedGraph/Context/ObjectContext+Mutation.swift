@@ -104,7 +104,7 @@ extension ObjectContext {
   func complete<Plan: EditSequence>(
     _ plan: Plan, _ delivery: Delivery, waitingForBrackets: Bool = false
   ) {
-    if recorder.isRecording {
+    if recorder.isRecording || waitingForBrackets {
       recorder.record(plan, in: self, waitingForBrackets: waitingForBrackets)
     }
     apply(plan)

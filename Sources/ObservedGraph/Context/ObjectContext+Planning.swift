@@ -57,14 +57,11 @@ extension ObjectContext {
     _ objects: [ManagedObject], into owner: ManagedObject, _ property: Property, at index: Int?
   ) -> EditList {
     guard owner.isLive else { return EditList() }
-    let objects = uniqued(objects).filter(\.isLive)
     let collection = owner.collection(property)
+    let objects = uniqued(objects).filter { $0.isLive || collection?.contains($0) == true }
     if property.isOrdered, let index, objects.contains(where: { collection?.contains($0) == true })
     {
-      // Members named again move: the new order, announced as its difference.
-      var list = owner.members(property).filter { member in !objects.contains { $0 === member } }
-      list.insert(contentsOf: objects, at: min(index, list.count))
-      return planAssign(owner, property, list)
+      return planMove(objects, in: owner, property, to: index)
     }
     let added = objects.filter { collection?.contains($0) != true }
     guard !added.isEmpty else { return EditList() }
@@ -75,6 +72,42 @@ extension ObjectContext {
     plan.append(.insert(owner, property, objects: added, indexes: indexes))
     if let inverse = property.inverse {
       for member in added { planLink(&plan, member, inverse, to: owner, via: property) }
+    }
+    return plan.finish()
+  }
+
+  /// Objects placed at `index` of an ordered relationship, some of them members already (they
+  /// move): the members that move leave from their old indexes (one removal), then all the objects
+  /// arrive at their new indexes (one insertion). `index` is the position in the relationship
+  /// without the moving members. Placing objects where they already are is a setting whose old
+  /// and new values are equal.
+  private func planMove(
+    _ objects: [ManagedObject], in owner: ManagedObject, _ property: Property, to index: Int
+  ) -> EditList {
+    let old = owner.members(property)
+    let moving = Set(objects.map(ObjectIdentifier.init))
+    var new = old.filter { !moving.contains(ObjectIdentifier($0)) }
+    let position = min(index, new.count)
+    new.insert(contentsOf: objects, at: position)
+    var plan = EditPlan()
+    guard old.count != new.count || zip(old, new).contains(where: { $0 !== $1 }) else {
+      plan.append(.replace(owner, property, old: old, new: old), changes: false)
+      return plan.finish()
+    }
+    let leaving = old.enumerated().filter { moving.contains(ObjectIdentifier($0.element)) }
+    if !leaving.isEmpty {
+      plan.appendRemoval(
+        .remove(
+          owner, property, objects: leaving.map(\.element), indexes: leaving.map(\.offset)))
+    }
+    plan.append(
+      .insert(
+        owner, property, objects: objects, indexes: Array(position..<position + objects.count)))
+    if let inverse = property.inverse {
+      let members = Set(old.map(ObjectIdentifier.init))
+      for object in objects where !members.contains(ObjectIdentifier(object)) {
+        planLink(&plan, object, inverse, to: owner, via: property)
+      }
     }
     return plan.finish()
   }

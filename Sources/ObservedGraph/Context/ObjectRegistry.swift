@@ -4,14 +4,15 @@ import Foundation
 /// until the next save) and the detached ones undo may bring back (objects whose insertion was
 /// undone or whose deletion was saved). It also hands out the keys of new identifiers.
 ///
-/// **Which objects it holds strongly.** The registry's own tables never retain an object: an
-/// object leaves them from its `deinit`. What keeps objects alive is, besides the app's own
-/// references and the relationships between objects:
+/// **Which objects it holds strongly.** Each entry refers to its object without retaining it (the
+/// object leaves the table from its `deinit`) and, while ``retainsObjects`` is true, also holds it
+/// strongly. What keeps objects alive is, besides the app's own references and the relationships
+/// between objects:
 /// - the change tracker, which holds every object with unsaved changes (inserted, updated or
 ///   deleted) until the save;
-/// - the registry's `retained` table, which holds every registered object while the context has no
-///   way to load an object again (``retainsObjects``, true without a loader): then the context is
-///   the only place saved values live, so dropping an unchanged object would lose it;
+/// - the registry's entries, which hold every registered object while the context has no way to
+///   load an object again (``retainsObjects``, true without a loader): then the context is the only
+///   place saved values live, so dropping an unchanged object would lose it;
 /// - nothing else. With a loader (a store), unchanged objects are held weakly, as Core Data holds
 ///   them: one the app no longer references goes away and comes back as a fault when asked for.
 ///   Detached objects are always held weakly: undo steps keep the values needed to bring them

@@ -25,12 +25,12 @@ final class UndoRecorder {
   @inline(__always)
   var isRecording: Bool { log?.isRegistrationEnabled ?? false }
 
-  /// Attaches a log (or none): the context joins its participants so the steps find it, and hears
-  /// its undo and redo events.
   init(storeIdentifier: UUID) {
     participant = UndoParticipant(storeIdentifier: storeIdentifier)
   }
 
+  /// Attaches a log (or none): the context joins its participants so the steps find it, and hears
+  /// its undo and redo events.
   func attach(_ newLog: UndoLog?, to context: ObjectContext) {
     guard newLog !== log else { return }
     participant.context = newLog == nil ? nil : context
@@ -56,7 +56,12 @@ final class UndoRecorder {
   func record<Plan: EditSequence>(
     _ plan: Plan, in context: ObjectContext, waitingForBrackets: Bool = false
   ) {
-    guard let log, log.isRegistrationEnabled else { return }
+    guard let log, log.isRegistrationEnabled else {
+      // Nothing is recorded now: changes of brackets that closed before are not recorded either
+      // (they would otherwise join an unrelated later step).
+      if waitingForBrackets && context.brackets.isEmpty { bracketChanges.removeAll() }
+      return
+    }
     if plan.count == 1 && !waitingForBrackets {
       // One edit, one change: no list (benchmark row "same with undo recording on").
       guard plan[0].changes else { return }

@@ -46,6 +46,7 @@ extension ManagedObject {
   public func setValue(_ value: Any?, forKey key: String) throws {
     let property = try property(forKey: key)
     let context = try usableContext(key: key)
+    try fulfilFault(key: key)
     guard property.isRelationship else {
       // Benchmark row "KVC set by string key": straight to the plan of one edit.
       let new = try context.validatedAttribute(value, for: property, of: self)

@@ -9,7 +9,9 @@ extension ManagedObject {
   /// - Returns: The value, in the form ``value(forKey:)`` returns.
   /// - Throws: ``ObjectGraphError/Kind/unknownKey``.
   public func primitiveValue(forKey key: String) throws -> Any? {
-    publicValue(try property(forKey: key), tracking: false)
+    let property = try property(forKey: key)
+    try fulfilFault(key: key)
+    return publicValue(property, tracking: false)
   }
 
   /// Writes storage only: no observers hear it, no change is tracked, no undo step is recorded and
@@ -32,6 +34,8 @@ extension ManagedObject {
   public func setPrimitiveValue(_ value: Any?, forKey key: String) throws {
     let property = try property(forKey: key)
     let context = try usableContext(key: key)
+    // A fault loads first: loading later would overwrite the value set now.
+    try fulfilFault(key: key)
     if property.isToMany {
       let objects = context.uniqued(try context.validatedObjects(value, for: property, of: self))
       let collection = makeCollection(property)

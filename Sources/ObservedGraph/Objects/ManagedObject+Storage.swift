@@ -175,7 +175,7 @@ extension ManagedObject {
   func invalidate() {
     if observers != nil, let context = link?.context { context.center.dropObservers(of: self) }
     lifecycle = .invalid
-    isFaultFlag = false
+    // A fault stays one: it has no values to show, and it can no longer load them.
     changes.removeAll()
     pending = PendingState()
     for property in entity.relationshipProperties { storage[property.slot] = nil }

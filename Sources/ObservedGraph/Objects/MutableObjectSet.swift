@@ -156,10 +156,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
     try checkIndex(source, limit: endIndex - 1)
     try checkIndex(destination, limit: endIndex - 1)
     guard source != destination else { return }
-    var list = owner.members(property)
-    let object = list.remove(at: source)
-    list.insert(object, at: destination)
-    context.perform(.assignMembers(owner, property, list))
+    context.perform(.insertMembers(owner, property, [self[source]], at: destination))
   }
 
   private func checkedContext() throws -> ObjectContext {

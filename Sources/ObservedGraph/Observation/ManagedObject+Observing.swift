@@ -18,8 +18,8 @@ extension KeyValueObserving where Self: ManagedObject {
   /// }
   /// ```
   /// Observers are called synchronously, in registration order, after the change (and before it
-  /// too with `.prior`). An object that no longer belongs to a context returns an already-invalid
-  /// token.
+  /// too with `.prior`). An object that no longer belongs to a context (its deletion was saved, its
+  /// insertion undone, or its context reset or released) returns a token that is already over.
   ///
   /// - Parameters:
   ///   - keyPath: The property.
@@ -169,12 +169,14 @@ extension ManagedObject {
   ///   - changeHandler: Called with each change; values are in the form ``value(forKey:)`` returns.
   /// - Returns: A token; invalidate or release it to stop delivery.
   /// - Throws: ``ObjectGraphError/Kind/unknownKey`` naming the first key that is neither a property
-  ///   nor a dependent key; `invalidObject` for an object without a context.
+  ///   nor a dependent key (also one a dependent key names); `deletedObject` for an object out of
+  ///   its context (its deletion was saved, or its insertion undone); `invalidObject` for an object
+  ///   whose context was reset or released. A deleted object still in its context can be observed.
   public func observe(
     keyPath: String, options: ObservationOptions = [.new],
     changeHandler: @escaping (ObservedChange<Any?>) -> Void
   ) throws -> ObservationToken {
-    let context = try usableContext(key: keyPath)
+    let context = try observableContext(key: keyPath)
     let keys = try keyPathComponents(keyPath)
     try Self.checkPath(keys, entity: entity, objectClass: type(of: self), whole: keyPath)
     if keys.count == 1, let property = entity.propertiesByName[keys[0]],
@@ -287,5 +289,13 @@ extension ManagedObject {
       deliver: deliver)
     observation.start()
     return ObservationToken { observation.invalidate() }
+  }
+
+  /// The context of an object that can be observed: one registered in its context, deleted or
+  /// not (observing is reading); otherwise an error saying why.
+  func observableContext(key: String) throws -> ObjectContext {
+    if lifecycle == .registered, let context = link?.context { return context }
+    try checkChangeable(key: key)
+    return link!.context!
   }
 }
