@@ -100,14 +100,21 @@ final class ChangeTracker {
 
   // MARK: Invariants
 
-  /// Cheap checks after every mutation, with a full scan now and then.
-  func checkAfterMutation() {
+  /// After every mutation: each object it touched that has something to save is tracked, and a
+  /// tracked one is in a state that can be saved; every 64 mutations, a full scan.
+  func checkAfterMutation(_ touched: [ManagedObject]) {
     #if OBSERVEDGRAPH_INVARIANTS
       if changesUntilFullCheck <= 0 {
         changesUntilFullCheck = 64
         checkInvariants()
-      } else {
-        changesUntilFullCheck -= 1
+        return
+      }
+      changesUntilFullCheck -= 1
+      for object in touched where object.lifecycle == .registered {
+        let hasChanges = object.isInsertedFlag || object.isDeletedFlag || !object.changes.isEmpty
+        precondition(
+          !hasChanges || dirty[ObjectIdentifier(object)] != nil,
+          "\(object.objectID) has changes but is not tracked")
       }
     #endif
   }

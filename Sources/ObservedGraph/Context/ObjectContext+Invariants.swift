@@ -8,16 +8,17 @@ extension ObjectContext {
   @inline(__always)
   func checkAfterMutation<Plan: EditSequence>(_ plan: Plan) {
     #if OBSERVEDGRAPH_INVARIANTS
-      registry.checkAfterMutation()
-      tracker.checkAfterMutation()
-      center.checkAfterMutation()
+      let touched = (0..<plan.count).map { plan[$0].object }
+      registry.checkAfterMutation(touched)
+      tracker.checkAfterMutation(touched)
+      center.checkAfterMutation(touched)
       recorder.checkInvariants()
       if mutationsUntilFullCheck <= 0 {
         mutationsUntilFullCheck = 64
         checkGraph(registry.registeredObjects)
       } else {
         mutationsUntilFullCheck -= 1
-        checkGraph((0..<plan.count).map { plan[$0].object })
+        checkGraph(touched)
       }
     #endif
   }

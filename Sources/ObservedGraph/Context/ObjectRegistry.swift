@@ -131,14 +131,21 @@ final class ObjectRegistry {
 
   // MARK: Invariants
 
-  /// Cheap checks after every mutation, with a full scan now and then.
-  func checkAfterMutation() {
+  /// After every mutation: the objects it touched are in the table their lifecycle says, under
+  /// their key; every 64 mutations, a full scan.
+  func checkAfterMutation(_ touched: [ManagedObject]) {
     #if OBSERVEDGRAPH_INVARIANTS
       if changesUntilFullCheck <= 0 {
         changesUntilFullCheck = 64
         checkInvariants()
-      } else {
-        changesUntilFullCheck -= 1
+        return
+      }
+      changesUntilFullCheck -= 1
+      for object in touched {
+        let table = object.lifecycle == .registered ? registered : detached
+        precondition(
+          table[object.objectID.key].map { $0.object === object } ?? false,
+          "\(object.objectID) is \(object.lifecycle) but not in that table")
       }
     #endif
   }

@@ -208,15 +208,19 @@ final class ObserverCenter {
 
   // MARK: Invariants
 
-  /// Cheap checks after every mutation, with a full scan now and then.
-  func checkAfterMutation() {
+  /// After every mutation: the observer count is not negative and each object the mutation
+  /// touched that has news is listed for the next event; every 64 mutations, a full scan.
+  func checkAfterMutation(_ touched: [ManagedObject]) {
     #if OBSERVEDGRAPH_INVARIANTS
       if changesUntilFullCheck <= 0 {
         changesUntilFullCheck = 64
         checkInvariants()
-      } else {
-        changesUntilFullCheck -= 1
-        precondition(observerCount >= 0, "observer count \(observerCount) is negative")
+        return
+      }
+      changesUntilFullCheck -= 1
+      precondition(observerCount >= 0, "observer count \(observerCount) is negative")
+      for object in touched where !object.pending.isEmpty {
+        precondition(object.pending.listed, "\(object.objectID) has news but is not listed")
       }
     #endif
   }
