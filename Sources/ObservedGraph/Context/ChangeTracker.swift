@@ -7,7 +7,7 @@ final class ChangeTracker {
   /// Objects inserted, deleted or changed since the last save.
   private(set) var dirty: [ObjectIdentifier: ManagedObject] = [:]
   #if OBSERVEDGRAPH_INVARIANTS
-    private var changesUntilFullCheck = 0
+    private var fullChecks = FullCheckSchedule()
   #endif
 
   func noteDirty(_ object: ManagedObject) {
@@ -104,12 +104,10 @@ final class ChangeTracker {
   /// tracked one is in a state that can be saved; every 64 mutations, a full scan.
   func checkAfterMutation(_ touched: [ManagedObject]) {
     #if OBSERVEDGRAPH_INVARIANTS
-      if changesUntilFullCheck <= 0 {
-        changesUntilFullCheck = 64
+      if fullChecks.isDue() {
         checkInvariants()
         return
       }
-      changesUntilFullCheck -= 1
       for object in touched where object.lifecycle == .registered {
         let hasChanges = object.isInsertedFlag || object.isDeletedFlag || !object.changes.isEmpty
         precondition(

@@ -60,6 +60,11 @@ struct Edit {
   }
 }
 
+/// Whether two lists hold the same objects in the same order.
+func sameMembers(_ lhs: [ManagedObject], _ rhs: [ManagedObject]) -> Bool {
+  lhs.count == rhs.count && !zip(lhs, rhs).contains { $0 !== $1 }
+}
+
 /// A change of an object's membership in its context.
 enum LifecycleChange: String, Codable, Sendable {
   /// The object joins the context as inserted (first insert, or redo of it).

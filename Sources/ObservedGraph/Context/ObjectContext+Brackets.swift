@@ -47,19 +47,29 @@ extension ObjectContext {
     }
     let old: Any? =
       property.isToMany ? object.members(property) : object.read(property.slot, tracking: false)
-    var probe = PlannedEdit(probeEdit(object, property, mutation), changes: false)
+    var probe = PlannedEdit(bracketEdit(object, property, mutation), changes: false)
     probe.isManual = true
     let delivery = announce(SingleEdit(probe))
     brackets[key] = BracketTable.Bracket(depth: 1, old: old, delivery: delivery, mutation: mutation)
   }
 
-  /// The edit observers hear about when a bracket opens.
-  private func probeEdit(
-    _ object: ManagedObject, _ property: Property, _ mutation: BracketTable.Mutation?
+  /// The edit a bracket stands for. At its outermost open (`old` nil): what observers are told
+  /// is coming — an insertion's objects are not known yet, a setting's old and new value are the
+  /// current one. At its outermost close: what storage now shows against the value at the open.
+  private func bracketEdit(
+    _ object: ManagedObject, _ property: Property, _ mutation: BracketTable.Mutation?,
+    closingFrom old: Any?? = nil
   ) -> Edit {
+    let members = property.isToMany ? object.members(property) : []
     switch mutation {
     case .indexed(.insertion, let indexes, _):
-      return .insert(object, property, objects: [], indexes: indexes)
+      guard old != nil else { return .insert(object, property, objects: [], indexes: indexes) }
+      precondition(
+        indexes.allSatisfy { $0 >= 0 && $0 < members.count },
+        "ObservedGraph: didChange(.insertion, valuesAt: \(indexes)) of \(property.qualifiedName) "
+          + "of \(object.objectID): the relationship holds \(members.count) objects after the change"
+      )
+      return .insert(object, property, objects: indexes.map { members[$0] }, indexes: indexes)
     case .indexed(.removal, let indexes, let before):
       return .remove(object, property, objects: indexes.map { before[$0] }, indexes: indexes)
     case .objects(.insertion, let objects):
@@ -68,11 +78,11 @@ extension ObjectContext {
       return .remove(object, property, objects: objects, indexes: [])
     default:
       if property.isToMany {
-        let members = object.members(property)
-        return .replace(object, property, old: members, new: members)
+        let before = old.map { $0 as? [ManagedObject] ?? [] } ?? members
+        return .replace(object, property, old: before, new: members)
       }
       let current = object.read(property.slot, tracking: false)
-      return .set(object, property, old: current, new: current)
+      return .set(object, property, old: old ?? current, new: current)
     }
   }
 
@@ -91,11 +101,12 @@ extension ObjectContext {
       return
     }
     brackets[key] = nil
-    var planned = PlannedEdit(appliedEdit(object, property, bracket))
+    var planned = PlannedEdit(
+      bracketEdit(object, property, bracket.mutation, closingFrom: .some(bracket.old)))
     switch planned.edit.change {
     case .set(let old, let new): planned.changes = property.differs(old, new)
     case .replace(let old, let new):
-      planned.changes = old.count != new.count || zip(old, new).contains { $0 !== $1 }
+      planned.changes = !sameMembers(old, new)
     case .insert(let objects, _), .remove(let objects, _):
       planned.changes = !objects.isEmpty
     case .lifecycle: planned.changes = false
@@ -104,34 +115,5 @@ extension ObjectContext {
     planned.isManual = true
     planned.original = .some(bracket.old)
     complete(SingleEdit(planned), bracket.delivery, waitingForBrackets: true)
-  }
-
-  /// The edit storage now shows, against the value at the outermost open.
-  private func appliedEdit(
-    _ object: ManagedObject, _ property: Property, _ bracket: BracketTable.Bracket
-  ) -> Edit {
-    let members = property.isToMany ? object.members(property) : []
-    switch bracket.mutation {
-    case .indexed(.insertion, let indexes, _):
-      precondition(
-        indexes.allSatisfy { $0 >= 0 && $0 < members.count },
-        "ObservedGraph: didChange(.insertion, valuesAt: \(indexes)) of \(property.qualifiedName) "
-          + "of \(object.objectID): the relationship holds \(members.count) objects after the change"
-      )
-      return .insert(object, property, objects: indexes.map { members[$0] }, indexes: indexes)
-    case .indexed(.removal, let indexes, let before):
-      return .remove(object, property, objects: indexes.map { before[$0] }, indexes: indexes)
-    case .objects(.insertion, let objects):
-      return .insert(object, property, objects: objects, indexes: [])
-    case .objects(.removal, let objects):
-      return .remove(object, property, objects: objects, indexes: [])
-    default:
-      if property.isToMany {
-        return .replace(
-          object, property, old: bracket.old as? [ManagedObject] ?? [], new: members)
-      }
-      return .set(
-        object, property, old: bracket.old, new: object.read(property.slot, tracking: false))
-    }
   }
 }

@@ -13,13 +13,7 @@ extension ObjectContext {
       tracker.checkAfterMutation(touched)
       center.checkAfterMutation(touched)
       recorder.checkInvariants()
-      if mutationsUntilFullCheck <= 0 {
-        mutationsUntilFullCheck = 64
-        checkGraph(registry.registeredObjects)
-      } else {
-        mutationsUntilFullCheck -= 1
-        checkGraph(touched)
-      }
+      checkGraph(fullChecks.isDue() ? registry.registeredObjects : touched)
     #endif
   }
 

@@ -90,7 +90,7 @@ extension ObjectContext {
     let position = min(index, new.count)
     new.insert(contentsOf: objects, at: position)
     var plan = EditPlan()
-    guard old.count != new.count || zip(old, new).contains(where: { $0 !== $1 }) else {
+    guard !sameMembers(old, new) else {
       plan.append(.replace(owner, property, old: old, new: old), changes: false)
       return plan.finish()
     }
@@ -142,7 +142,7 @@ extension ObjectContext {
     var plan = EditPlan()
     plan.append(
       .replace(owner, property, old: old, new: new),
-      changes: old.count != new.count || zip(old, new).contains { $0 !== $1 })
+      changes: !sameMembers(old, new))
     planInverses(&plan, owner, property, old: old, new: new)
     return plan.finish()
   }

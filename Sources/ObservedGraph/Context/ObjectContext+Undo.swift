@@ -132,9 +132,7 @@ extension ObjectContext {
         let key = SlotKey(owner, slot)
         let old = plannedMembers[key] ?? owner.members(property)
         let new = members.compactMap(resolve)
-        guard old.count != new.count || zip(old, new).contains(where: { $0 !== $1 }) else {
-          continue
-        }
+        guard !sameMembers(old, new) else { continue }
         plannedMembers[key] = new
         membership[key] = Set(new.map(ObjectIdentifier.init))
         plan.append(replaying(.replace(owner, property, old: old, new: new), before))

@@ -47,7 +47,7 @@ public final class ObjectContext {
     }
   }
   #if OBSERVEDGRAPH_INVARIANTS
-    var mutationsUntilFullCheck = 0
+    var fullChecks = FullCheckSchedule()
   #endif
 
   /// Creates an empty context for a model, with an in-memory store of its own.

@@ -44,7 +44,7 @@ final class ObjectRegistry {
   private(set) var registered: [Int64: Entry] = [:]
   private var detached: [Int64: Entry] = [:]
   #if OBSERVEDGRAPH_INVARIANTS
-    private var changesUntilFullCheck = 0
+    private var fullChecks = FullCheckSchedule()
   #endif
 
   /// A reference that does not keep its object alive — valid while the object is in a table,
@@ -135,12 +135,10 @@ final class ObjectRegistry {
   /// their key; every 64 mutations, a full scan.
   func checkAfterMutation(_ touched: [ManagedObject]) {
     #if OBSERVEDGRAPH_INVARIANTS
-      if changesUntilFullCheck <= 0 {
-        changesUntilFullCheck = 64
+      if fullChecks.isDue() {
         checkInvariants()
         return
       }
-      changesUntilFullCheck -= 1
       for object in touched {
         let table = object.lifecycle == .registered ? registered : detached
         precondition(

@@ -30,15 +30,26 @@ extension ObjectContext {
 
   // MARK: Phases
 
-  /// Swift Observation's `willSet` for each edit, then the prior calls.
-  func announce<Plan: EditSequence>(_ plan: Plan) -> Delivery {
+  /// Swift Observation's `willSet` (or `didSet`) for each edited property of an object that was
+  /// read under tracking.
+  @inline(__always)
+  private func tellSwiftObservation<Plan: EditSequence>(_ plan: Plan, willSet: Bool) {
     for index in 0..<plan.count {
       guard let observation = plan[index].object.swiftObservation,
         let property = plan[index].property
       else { continue }
-      observation.registrar.willSet(
-        plan[index].object, keyPath: ManagedObject.observationKeyPath(property.slot))
+      let keyPath = ManagedObject.observationKeyPath(property.slot)
+      if willSet {
+        observation.registrar.willSet(plan[index].object, keyPath: keyPath)
+      } else {
+        observation.registrar.didSet(plan[index].object, keyPath: keyPath)
+      }
     }
+  }
+
+  /// Swift Observation's `willSet` for each edit, then the prior calls.
+  func announce<Plan: EditSequence>(_ plan: Plan) -> Delivery {
+    tellSwiftObservation(plan, willSet: true)
     guard center.isObserved else { return Delivery() }
     var delivery = Delivery()
     for index in 0..<plan.count {
@@ -64,13 +75,7 @@ extension ObjectContext {
   /// Swift Observation's `didSet` for each edit, then every observer's call, then the change
   /// recorders.
   func deliver<Plan: EditSequence>(_ plan: Plan, _ delivery: Delivery) {
-    for index in 0..<plan.count {
-      guard let observation = plan[index].object.swiftObservation,
-        let property = plan[index].property
-      else { continue }
-      observation.registrar.didSet(
-        plan[index].object, keyPath: ManagedObject.observationKeyPath(property.slot))
-    }
+    tellSwiftObservation(plan, willSet: false)
     for entry in 0..<delivery.entries.count {
       let index = delivery.entries[entry].edit
       for observer in delivery.entries[entry].observers

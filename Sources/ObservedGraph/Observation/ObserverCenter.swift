@@ -15,7 +15,7 @@ final class ObserverCenter {
   /// Streams made by `objectsDidChange`, finished when the context goes away.
   private var streams: [Int: AsyncStream<ObjectsDidChange>.Continuation] = [:]
   #if OBSERVEDGRAPH_INVARIANTS
-    private var changesUntilFullCheck = 0
+    private var fullChecks = FullCheckSchedule()
   #endif
 
   /// A context-wide listener of every change (see ``ChangeRecorder``).
@@ -212,12 +212,10 @@ final class ObserverCenter {
   /// touched that has news is listed for the next event; every 64 mutations, a full scan.
   func checkAfterMutation(_ touched: [ManagedObject]) {
     #if OBSERVEDGRAPH_INVARIANTS
-      if changesUntilFullCheck <= 0 {
-        changesUntilFullCheck = 64
+      if fullChecks.isDue() {
         checkInvariants()
         return
       }
-      changesUntilFullCheck -= 1
       precondition(observerCount >= 0, "observer count \(observerCount) is negative")
       for object in touched where !object.pending.isEmpty {
         precondition(object.pending.listed, "\(object.objectID) has news but is not listed")
