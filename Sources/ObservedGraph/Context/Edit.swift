@@ -13,11 +13,17 @@ struct Edit {
   let property: Property?
   /// What happens to it.
   var change: Change
+  /// A set's value before the change (nil for other kinds). The values of a set live here rather
+  /// than in ``Change`` so that `Change` has no existential payload: matching it then copies no
+  /// `Any?` (benchmark row "typed attribute set").
+  var old: Any? = nil
+  /// A set's value after the change (nil for other kinds).
+  var new: Any? = nil
 
   enum Change {
-    /// An attribute or to-one relationship goes from `old` to `new` (held values: nil, the
-    /// attribute value, or the object).
-    case set(old: Any?, new: Any?)
+    /// An attribute or to-one relationship goes from ``Edit/old`` to ``Edit/new`` (held values:
+    /// nil, the attribute value, or the object).
+    case set
     /// Objects join a to-many relationship; for an ordered one at `indexes` (ascending, positions
     /// after the change).
     case insert(objects: [ManagedObject], indexes: [Int])
@@ -34,7 +40,7 @@ struct Edit {
   static func set(
     _ object: ManagedObject, _ property: Property, old: consuming Any?, new: consuming Any?
   ) -> Edit {
-    Edit(object: object, property: property, change: .set(old: old, new: new))
+    Edit(object: object, property: property, change: .set, old: old, new: new)
   }
 
   static func insert(

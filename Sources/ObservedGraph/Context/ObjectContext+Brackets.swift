@@ -104,7 +104,7 @@ extension ObjectContext {
     var planned = PlannedEdit(
       bracketEdit(object, property, bracket.mutation, closingFrom: .some(bracket.old)))
     switch planned.edit.change {
-    case .set(let old, let new): planned.changes = property.differs(old, new)
+    case .set: planned.changes = property.differs(planned.edit.old, planned.edit.new)
     case .replace(let old, let new):
       planned.changes = !sameMembers(old, new)
     case .insert(let objects, _), .remove(let objects, _):

@@ -61,9 +61,10 @@ extension ObjectContext {
   ) {
     run(SingleEdit(PlannedEdit(.set(object, property, old: old, new: new), changes: changes))) {
       plan in
-      guard case .set(let old, let new) = plan.edit.edit.change else { return EditList() }
-      return makePlan(
-        .attribute(object, property, old: old, new: new, changes: true), replanning: true)
+      makePlan(
+        .attribute(
+          object, property, old: plan.edit.edit.old, new: plan.edit.edit.new, changes: true),
+        replanning: true)
     }
   }
 
@@ -151,7 +152,7 @@ extension ObjectContext {
         }
         center.notePending(object, slot)
       }
-      if !plan[index].isApplied { store(plan[index].edit) }
+      if !plan[index].isApplied { store(plan, index, property) }
       if plan[index].isReplay {
         tracker.forgetIfClean(object)
         recorder.noteRestored(object, .undoUpdate)
@@ -159,13 +160,12 @@ extension ObjectContext {
     }
   }
 
-  /// Changes storage only.
-  private func store(_ edit: Edit) {
-    guard let property = edit.property else { return }
-    let object = edit.object
-    switch edit.change {
-    case .set(_, let new):
-      object.write(new, at: property.slot)
+  /// Changes storage only. Reads the edit in place (no copy of its values).
+  private func store<Plan: EditSequence>(_ plan: Plan, _ index: Int, _ property: Property) {
+    let object = plan[index].object
+    switch plan[index].edit.change {
+    case .set:
+      object.write(plan[index].edit.new, at: property.slot)
     case .insert(let objects, let indexes):
       let collection = object.makeCollection(property)
       if indexes.isEmpty {

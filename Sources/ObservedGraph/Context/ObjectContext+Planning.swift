@@ -315,12 +315,11 @@ struct EditPlan {
   private var sets: [SlotKey: Int] = [:]
 
   mutating func append(_ edit: Edit, changes: Bool = true) {
-    if case .set(_, let new) = edit.change, let property = edit.property {
-      let object = edit.object
-      let key = SlotKey(object, property.slot)
-      if let position = sets[key], case .set(let first, _) = edits[position].edit.change {
-        edits[position].edit = .set(object, property, old: first, new: new)
-        edits[position].changes = property.differs(first, new)
+    if case .set = edit.change, let property = edit.property {
+      let key = SlotKey(edit.object, property.slot)
+      if let position = sets[key], case .set = edits[position].edit.change {
+        edits[position].edit.new = edit.new
+        edits[position].changes = property.differs(edits[position].edit.old, edit.new)
         return
       }
       sets[key] = edits.count

@@ -96,7 +96,8 @@ final class UndoRecorder {
     }
     let before = tracker.state(of: object, property.slot)
     switch planned.edit.change {
-    case .set(let old, _):
+    case .set:
+      let old = planned.edit.old
       if property.isRelationship {
         let old = old.map { unsafeDowncast($0 as AnyObject, to: ManagedObject.self).objectID }
         return .toOne(object.objectID, slot: property.slot, value: old, before: before)

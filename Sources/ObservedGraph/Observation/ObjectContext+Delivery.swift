@@ -109,9 +109,10 @@ extension ObjectContext {
     let wantsNew = options.contains(.new)
     let property = edit.property
     switch edit.change {
-    case .set(let old, let new):
+    case .set:
       return RawChange(
-        kind: .setting, old: wantsOld ? .some(old) : nil, new: wantsNew ? .some(new) : nil,
+        kind: .setting, old: wantsOld ? .some(edit.old) : nil,
+        new: wantsNew ? .some(edit.new) : nil,
         indexes: nil, isPrior: false)
     case .insert(let objects, let indexes):
       let ordered = property?.isOrdered == true
