@@ -55,10 +55,28 @@ extension ObjectContext {
   }
 
   /// Takes an attribute set through every phase: a plan of one edit, held in place.
+  ///
+  /// The quiet case first (benchmark row "typed attribute set"): nothing observes the object,
+  /// nothing records undo steps or taps changes, and the slot is already tracked as changed and
+  /// pending for the next event. Then every phase skips itself — there is nobody to announce to,
+  /// nothing to record, track, queue or deliver — and what is left of apply is one store, inside
+  /// Swift Observation's `willSet`/`didSet` when the object has a registrar.
   func performAttribute(
     _ object: ManagedObject, _ property: Property, old: consuming Any?, new: consuming Any?,
     changes: Bool
   ) {
+    let slot = property.slot
+    if object.isQuiet(slot) && !recorder.isRecording && !center.hasTaps {
+      let observation = object.swiftObservation
+      observation?.registrar.willSet(object, keyPath: ManagedObject.observationKeyPath(slot))
+      generation &+= 1
+      object.write(new, at: slot)
+      observation?.registrar.didSet(object, keyPath: ManagedObject.observationKeyPath(slot))
+      #if OBSERVEDGRAPH_INVARIANTS
+        checkAfterMutation(SingleEdit(PlannedEdit(.set(object, property, old: nil, new: nil))))
+      #endif
+      return
+    }
     run(SingleEdit(PlannedEdit(.set(object, property, old: old, new: new), changes: changes))) {
       plan in
       makePlan(

@@ -54,16 +54,36 @@ public final class ObjectContext {
   ///
   /// ```swift
   /// let context = ObjectContext(model: model)
+  /// // A server or a command-line tool that never uses SwiftUI or withObservationTracking:
+  /// let quiet = ObjectContext(model: model, participatesInSwiftObservation: false)
   /// ```
-  /// - Parameter model: The model its objects follow.
-  public init(model: ObjectModel) {
+  /// - Parameters:
+  ///   - model: The model its objects follow.
+  ///   - participatesInSwiftObservation: Whether the context's objects take part in Swift
+  ///     Observation (see ``participatesInSwiftObservation``). On by default.
+  public init(model: ObjectModel, participatesInSwiftObservation: Bool = true) {
     self.model = model
     let store = UUID()
     self.registry = ObjectRegistry(storeIdentifier: store)
     self.recorder = UndoRecorder(storeIdentifier: store)
-    self.link = ContextLink(nil)
+    self.link = ContextLink(nil, participatesInSwiftObservation: participatesInSwiftObservation)
     link.context = self
   }
+
+  /// Whether the context's objects take part in Swift Observation: fixed when the context is made.
+  ///
+  /// On (the default), every read of a value on the user's behalf — typed getters, key-value
+  /// coding, key paths — is reported to the object's `ObservationRegistrar`, and every change,
+  /// whatever made it (a typed set, key-value coding, a to-many proxy, a delete rule, undo, redo),
+  /// tells the registrar before and after it applies. SwiftUI, `withObservationTracking` and
+  /// `Observations` then see the objects as they see an `@Observable` class; an object that was
+  /// never read has no registrar and its changes skip that step.
+  ///
+  /// Off, no object ever makes a registrar, reads report nothing and changes skip the step. Code
+  /// that never uses Swift Observation — a server, a command-line tool, a test — saves its cost
+  /// on every read and set. The library's own observation (``ManagedObject/observe(_:options:_:)``,
+  /// objects-did-change events, ``ChangeRecorder``) works the same either way.
+  public var participatesInSwiftObservation: Bool { link.participatesInSwiftObservation }
 
   deinit {
     recorder.attach(nil, to: self)

@@ -8,9 +8,13 @@ final class ContextLink {
   unowned(unsafe) var context: ObjectContext?
   /// While a typed key path is being resolved for `observe`, the reads it makes; nil otherwise.
   var accessRecording: AccessRecording?
+  /// The context's ``ObjectContext/participatesInSwiftObservation``, kept here so that a read
+  /// learns it from the link it already holds.
+  let participatesInSwiftObservation: Bool
 
-  init(_ context: ObjectContext?) {
+  init(_ context: ObjectContext?, participatesInSwiftObservation: Bool = true) {
     self.context = context
+    self.participatesInSwiftObservation = participatesInSwiftObservation
   }
 }
 

@@ -30,12 +30,14 @@ extension ManagedObject {
   }
 
   /// Reports a user's read: to the access recording while a typed key path is being resolved,
-  /// otherwise to Swift Observation (making the registrar on first use).
+  /// otherwise to Swift Observation (making the registrar on first use) if the context takes part
+  /// in it.
   private func noteAccess(_ slot: Int, _ keyPath: AnyKeyPath?) {
     if let recording = link?.accessRecording {
       recording.reads.append((self, slot, keyPath))
       return
     }
+    guard link?.participatesInSwiftObservation != false else { return }
     let observation = swiftObservation ?? SwiftObservation()
     if swiftObservation == nil { swiftObservation = observation }
     observation.registrar.access(self, keyPath: ManagedObject.observationKeyPath(slot))
@@ -112,6 +114,13 @@ extension ManagedObject {
   }
 
   // MARK: Internal reads and writes
+
+  /// Whether a set of `slot` concerns nobody but storage: no observer of the object, and the slot
+  /// already tracked as changed and pending for the next event (its first set since the last save
+  /// and the last event did both).
+  final func isQuiet(_ slot: Int) -> Bool {
+    observers == nil && changes.contains(slot) && pending.slots.contains(slot)
+  }
 
   /// Whether the object is registered and not deleted: it may change and be related.
   var isLive: Bool { lifecycle == .registered && !isDeletedFlag }

@@ -39,6 +39,8 @@ final class ObserverCenter {
   /// The single test the mutation path makes when nobody listens.
   @inline(__always)
   var isObserved: Bool { observerCount > 0 || !taps.isEmpty }
+  /// Whether a tap (a change recorder, an internal listener) hears every change.
+  var hasTaps: Bool { !taps.isEmpty }
 
   // MARK: Observers
 
