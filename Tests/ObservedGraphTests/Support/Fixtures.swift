@@ -36,8 +36,9 @@ enum BookStore {
     let books: [Book]
   }
 
-  static func scenario() -> Scenario {
-    let context = ObjectContext(model: model)
+  static func scenario(participatesInSwiftObservation: Bool = true) -> Scenario {
+    let context = ObjectContext(
+      model: model, participatesInSwiftObservation: participatesInSwiftObservation)
     let fiction = context.insert(BookCategory.self)
     fiction.name = "Fiction"
     let science = context.insert(BookCategory.self)

@@ -1,0 +1,191 @@
+import Foundation
+import Observation
+import ObservedGraph
+import Testing
+import UndoLog
+
+// Swift Observation participation (on by default, off by a context option) and the quiet
+// attribute set: a set nobody hears is one store, and everything that listens still hears.
+
+@Suite("Swift Observation participation")
+struct ParticipationTests {
+  /// Whether a tracked read fires its `onChange` when `change` runs.
+  private func fires(_ read: @escaping () -> Void, when change: () throws -> Void) rethrows -> Bool
+  {
+    let fired = Flag()
+    withObservationTracking(read) { fired.set() }
+    try change()
+    return fired.isSet
+  }
+
+  @Test func withParticipationEveryPathTellsTheRegistrar() throws {
+    let s = BookStore.scenario()
+    let log = UndoLog()
+    s.context.undoLog = log
+    let book = s.books[0]
+    // A typed set, then a second set of the same slot before the event (the quiet set: the slot
+    // is already tracked and pending), then one after the event.
+    #expect(fires({ _ = book.title }, when: { book.title = "one" }))
+    s.context.undoLog = nil
+    #expect(fires({ _ = book.title }, when: { book.title = "two" }))
+    #expect(fires({ _ = book.title }, when: { book.title = "three" }))
+    s.context.processPendingChanges()
+    #expect(fires({ _ = book.title }, when: { book.title = "four" }))
+    s.context.undoLog = log
+    // Key-value coding, reading and writing.
+    #expect(!fires({ _ = try? book.value(forKey: "title") }, when: { book.price = 1 }))
+    #expect(
+      try fires(
+        { _ = try? book.value(forKey: "price") }, when: { try book.setValue(2.0, forKey: "price") })
+    )
+    #expect(
+      fires(
+        { _ = try? book.value(forKeyPath: "category.name") }, when: { s.fiction.name = "Novels" }))
+    // A to-many proxy, an inverse kept up, a delete rule.
+    let extra = s.context.insert(Book.self)
+    #expect(
+      try fires(
+        { _ = s.science.books }, when: { try s.science.mutableSet(forKey: "books").insert(extra) }))
+    #expect(fires({ _ = extra.category }, when: { s.fiction.books.insert(extra) }))
+    #expect(try fires({ _ = s.fiction.books }, when: { try s.context.delete(book) }))
+    s.context.processPendingChanges()
+    // Undo and redo of the delete.
+    #expect(try fires({ _ = s.fiction.books }, when: { try log.undo() }))
+    #expect(try fires({ _ = book.category }, when: { try log.redo() }))
+  }
+
+  @Test func readsThatAreNotTrackedDoNotFire() throws {
+    let s = BookStore.scenario()
+    let book = s.books[0]
+    #expect(!fires({ _ = book.title }, when: { book.price = 99 }))
+    #expect(
+      try !fires({ _ = book.title }, when: { try book.setPrimitiveValue("p", forKey: "title") }))
+  }
+
+  @Test func withoutParticipationNothingReachesTheRegistrar() throws {
+    let s = BookStore.scenario(participatesInSwiftObservation: false)
+    #expect(!s.context.participatesInSwiftObservation)
+    #expect(BookStore.scenario().context.participatesInSwiftObservation)
+    let book = s.books[0]
+    #expect(!fires({ _ = book.title }, when: { book.title = "one" }))
+    #expect(!fires({ _ = book.title }, when: { book.title = "two" }))
+    #expect(
+      try !fires(
+        { _ = try? book.value(forKey: "title") }, when: { try book.setValue("x", forKey: "title") })
+    )
+    #expect(!fires({ _ = s.fiction.books }, when: { book.category = s.science }))
+    // The library's own observation works the same.
+    var heard: [String] = []
+    let token = book.observe(\.title, options: [.old, .new]) { _, change in
+      heard.append("\(change.oldValue ?? "-")→\(change.newValue ?? "-")")
+    }
+    book.title = "y"
+    book.title = "z"
+    #expect(heard == ["x→y", "y→z"])
+    token.invalidate()
+  }
+
+  @MainActor
+  @Test func observationsSeeEveryChange() async throws {
+    guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
+    let s = BookStore.scenario()
+    let log = UndoLog()
+    s.context.undoLog = log
+    let book = s.books[0]
+    s.context.processPendingChanges()
+    let titles = Observations { book.title }
+    var iterator = titles.makeAsyncIterator()
+    #expect(await iterator.next() == "The first book")
+    book.title = "typed"
+    #expect(await iterator.next() == "typed")
+    s.context.processPendingChanges()
+    try book.setValue("by key", forKey: "title")
+    #expect(await iterator.next() == "by key")
+    s.context.processPendingChanges()
+    try log.undo()
+    #expect(await iterator.next() == "typed")
+    try log.redo()
+    #expect(await iterator.next() == "by key")
+  }
+}
+
+@Suite("The quiet attribute set")
+struct QuietSetTests {
+  /// Sets the same slot several times in one event with nothing listening, then checks that
+  /// everything that listens afterwards — observers, events, undo, recorders — sees the right
+  /// values.
+  @Test func aSetNobodyHearsLeavesTheSameStateAsTheFullPath() throws {
+    for participates in [false, true] {
+      let s = BookStore.scenario(participatesInSwiftObservation: participates)
+      let context = s.context
+      let book = s.books[0]
+      try context.save()
+      var events: [ObjectsDidChange] = []
+      let subscription = context.onObjectsDidChange { events.append($0) }
+      book.price = 11  // first change since the save: tracked and queued
+      book.price = 12  // quiet
+      book.price = 13  // quiet
+      #expect(book.price == 13)
+      #expect(try book.committedValues(forKeys: ["price"])["price"] as? Double == 10)
+      #expect(book.changedValues()["price"] as? Double == 13)
+      #expect(context.updatedObjects == [book])
+      context.processPendingChanges()
+      #expect(events.map(\.updated) == [[book.objectID: ["price"]]])
+      // After the event the slot is no longer pending: the next set queues it again.
+      book.price = 14
+      book.price = 15
+      context.processPendingChanges()
+      #expect(events.map(\.updated) == [[book.objectID: ["price"]], [book.objectID: ["price"]]])
+      // An observer added now hears every set with old and new values.
+      var heard: [String] = []
+      let token = book.observe(\.price, options: [.old, .new]) { _, change in
+        heard.append("\(change.oldValue ?? -1)→\(change.newValue ?? -1)")
+      }
+      book.price = 16
+      book.price = 17
+      #expect(heard == ["15.0→16.0", "16.0→17.0"])
+      token.invalidate()
+      book.price = 18
+      #expect(heard.count == 2)
+      // A change recorder hears every set.
+      let recorder = ChangeRecorder(context: context)
+      book.price = 19
+      book.price = 20
+      #expect(
+        recorder.take() == [
+          "Book#3.price setting old=18.0 new=19.0", "Book#3.price setting old=19.0 new=20.0",
+        ])
+      recorder.stop()
+      // Undo records every set once a log is attached, and takes them back one by one.
+      let log = UndoLog()
+      context.undoLog = log
+      context.processPendingChanges()
+      book.price = 21
+      context.processPendingChanges()
+      book.price = 22
+      context.processPendingChanges()
+      try log.undo()
+      #expect(book.price == 21)
+      try log.undo()
+      #expect(book.price == 20)
+      try log.redo()
+      try log.redo()
+      #expect(book.price == 22)
+      try context.save()
+      #expect(!context.hasChanges)
+      #expect(book.changedValues().isEmpty)
+      subscription.invalidate()
+    }
+  }
+
+  @Test func aQuietSetOfADeletedObjectStillStops() async {
+    await #expect(processExitsWith: .failure) {
+      let s = BookStore.scenario()
+      let book = s.books[0]
+      book.price = 1
+      book.price = 2
+      try? s.context.delete(book)
+      book.price = 3
+    }
+  }
+}
