@@ -44,6 +44,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   var relationshipProperties: [Property] = []
   /// A fresh object's storage: defaults for attributes, nil for relationships.
   var initialStorage: ContiguousArray<Any?> = []
+  /// Per slot: the access to the attribute's typed field when the class declares it with
+  /// ``Attribute`` (the value lives in the wrapper), nil when the slot array holds it.
+  var fields: ContiguousArray<FieldAccess?> = []
+  /// The fields whose wrapper starts with another value than the entity's default (a model
+  /// built from descriptions for a class with wrappers): a fresh object gets the default.
+  var fieldDefaults: [(field: FieldAccess, value: Any?)] = []
   /// Per slot: whether setters notify observers by themselves (the class's
   /// `automaticallyNotifiesObservers(forKey:)`, asked once when the model is built).
   var notifiesAutomatically: [Bool] = []

@@ -399,8 +399,40 @@ extension ObjectModel {
 
   static func prepareStorage(of entity: EntityDescription) {
     entity.initialStorage = ContiguousArray(entity.properties.map { $0.heldDefault })
+    prepareFields(of: entity)
     entity.notifiesAutomatically = entity.properties.map {
       entity.objectClass.automaticallyNotifiesObservers(forKey: $0.name)
+    }
+  }
+}
+
+extension ObjectModel {
+  /// Finds the typed field of each attribute the entity's class declares with ``Attribute``.
+  static func prepareFields(of entity: EntityDescription) {
+    entity.fields = ContiguousArray(repeating: nil, count: entity.properties.count)
+    entity.fieldDefaults = []
+    guard entity.objectClass != ManagedObject.self else { return }
+    let prototype = entity.objectClass.init(ObjectBootstrap.prototype)
+    var wrappers: [String: any FieldDeclaring] = [:]
+    var mirror: Mirror? = Mirror(reflecting: prototype)
+    while let current = mirror {
+      for child in current.children {
+        if let label = child.label, let wrapper = child.value as? any FieldDeclaring {
+          wrappers[label] = wrapper
+        }
+      }
+      mirror = current.superclassMirror
+    }
+    guard !wrappers.isEmpty else { return }
+    let offsets = FieldLayout.offsets(of: prototype)
+    for property in entity.properties where !property.isRelationship {
+      let label = "_" + property.name
+      guard let wrapper = wrappers[label], let offset = offsets[label] else { continue }
+      let field = wrapper.fieldAccess(at: offset, label: label, in: prototype)
+      entity.fields[property.slot] = field
+      if property.differs(field.load(prototype), property.heldDefault) {
+        entity.fieldDefaults.append((field, property.heldDefault))
+      }
     }
   }
 }

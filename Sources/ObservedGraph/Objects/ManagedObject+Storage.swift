@@ -20,13 +20,31 @@ extension ManagedObject {
   final func read(_ slot: Int, tracking: Bool, keyPath: AnyKeyPath? = nil) -> Any? {
     if isFaultFlag { fulfilFaultOrStop() }
     if tracking { noteAccess(slot, keyPath) }
-    return storage[slot]
+    return load(slot)
+  }
+
+  /// The read hook of a typed getter, which then loads its field itself: fulfils a fault and
+  /// reports the read.
+  @usableFromInline
+  final func readHook(_ slot: Int, keyPath: AnyKeyPath) {
+    if isFaultFlag { fulfilFaultOrStop() }
+    noteAccess(slot, keyPath)
   }
 
   /// Writes a slot: the mutation path's apply phase and primitive sets (each counts itself as a
   /// change of the graph, see `ObjectContext.generation`).
   func write(_ value: consuming Any?, at slot: Int) {
-    storage[slot] = value
+    if let field = entity.fields[slot] {
+      field.store(value, in: self)
+    } else {
+      storage[slot] = value
+    }
+  }
+
+  /// A slot's held value, from the wrapper's field or the slot array.
+  private func load(_ slot: Int) -> Any? {
+    if let field = entity.fields[slot] { return field.load(self) }
+    return storage[slot]
   }
 
   /// Reports a user's read: to the access recording while a typed key path is being resolved,
@@ -45,39 +63,62 @@ extension ManagedObject {
 
   // MARK: Typed access
 
-  /// The typed getter of attributes.
-  @inlinable
-  final func readAttribute<Value: AttributeValue>(
-    _ type: Value.Type, slot: Int, keyPath: AnyKeyPath
-  ) -> Value {
-    if let held = read(slot, tracking: true, keyPath: keyPath) { return held as! Value }
-    return Optional<Any>.none as! Value
-  }
-
-  /// The typed setter of attributes: the value's type was checked by the compiler, so comparing
-  /// it with the held value needs one cast. Inlinable (benchmark row "typed attribute set") so the
-  /// comparison is specialized for the property's type in the caller's module.
-  @inlinable
-  final func writeAttribute<Value: AttributeValue>(_ value: Value, slot: Int) {
-    let old = read(slot, tracking: false)
-    let changes: Bool?
-    if let old {
-      changes = (old as? Value).map { $0 != value } ?? true
-    } else {
-      changes = nil
-    }
-    commitAttribute(slot: slot, old: old, new: value, changes: changes)
-  }
-
-  /// The non-generic rest of a typed attribute set. `changes` is nil when the old value was nil:
-  /// then the set changes something when the new value is not nil.
+  /// How a typed attribute set goes on, decided by ``beginTypedSet(_:)``.
   @usableFromInline
-  final func commitAttribute(slot: Int, old: consuming Any?, new: consuming Any, changes: Bool?) {
+  enum TypedSet {
+    /// Nobody hears the set and the slot is already tracked and pending: the setter stores the
+    /// value, and that is all.
+    case quiet
+    /// As `quiet`, then ``endQuietSet(_:)`` (Swift Observation's `didSet`; debug checks).
+    case quietReporting
+    /// The set takes the whole mutation path: the setter hands the old and new values to
+    /// ``commitAttribute(slot:old:new:changes:)``.
+    case full
+  }
+
+  /// The first half of a typed attribute set (benchmark row "typed attribute set"): loads a
+  /// fault, stops if the object cannot change, and says whether the set is quiet — no observer
+  /// of the object, no undo recording, no tap, and the slot already tracked as changed and
+  /// pending for the next event. For a quiet set it counts the change of the graph and tells
+  /// Swift Observation `willSet` (the setter then stores and, when asked, calls
+  /// ``endQuietSet(_:)``): every phase of the mutation path would have skipped itself.
+  @usableFromInline
+  final func beginTypedSet(_ slot: Int) -> TypedSet {
+    if isFaultFlag { fulfilFaultOrStop() }
+    let context = typedSetContext(slot: slot)
+    guard isQuiet(slot) && !context.recorder.isRecording && !context.center.hasTaps else {
+      return .full
+    }
+    context.generation &+= 1
+    if let observation = swiftObservation {
+      observation.registrar.willSet(self, keyPath: ManagedObject.observationKeyPath(slot))
+      return .quietReporting
+    }
+    #if OBSERVEDGRAPH_INVARIANTS
+      return .quietReporting
+    #else
+      return .quiet
+    #endif
+  }
+
+  /// The end of a quiet typed set: Swift Observation's `didSet`, and the debug checks of the
+  /// context's parts.
+  @usableFromInline
+  final func endQuietSet(_ slot: Int) {
+    swiftObservation?.registrar.didSet(self, keyPath: ManagedObject.observationKeyPath(slot))
+    #if OBSERVEDGRAPH_INVARIANTS
+      if let context = link?.context {
+        let edit = Edit.set(self, entity.properties[slot], old: nil, new: nil)
+        context.checkAfterMutation(SingleEdit(PlannedEdit(edit)))
+      }
+    #endif
+  }
+
+  /// The rest of a typed attribute set that takes the whole mutation path.
+  @usableFromInline
+  final func commitAttribute(slot: Int, old: consuming Any?, new: consuming Any?, changes: Bool) {
     let property = entity.properties[slot]
-    let context = typedSetContext(property)
-    let held: Any? = property.isOptionalAttribute ? unboxed(new) : new
-    context.performAttribute(
-      self, property, old: old, new: held, changes: changes ?? (held != nil))
+    typedSetContext(property).performAttribute(self, property, old: old, new: new, changes: changes)
   }
 
   /// The members a typed relationship getter returns.
@@ -106,10 +147,16 @@ extension ManagedObject {
 
   /// The context of a typed set, or a stop naming why the object cannot be changed.
   private func typedSetContext(_ property: Property) -> ObjectContext {
+    typedSetContext(slot: property.slot)
+  }
+
+  /// The context of a typed set of `slot`, or a stop naming why the object cannot be changed.
+  private func typedSetContext(slot: Int) -> ObjectContext {
     do {
-      return try usableContext(key: property.name)
+      return try usableContext(key: entity.properties[slot].name)
     } catch {
-      preconditionFailure("ObservedGraph: cannot set \(property.qualifiedName): \(error)")
+      preconditionFailure(
+        "ObservedGraph: cannot set \(entity.properties[slot].qualifiedName): \(error)")
     }
   }
 
@@ -217,6 +264,6 @@ extension ManagedObject {
   /// Writes a slot without counting it as a change of the graph: a fault's values arriving, or an
   /// object being brought back for undo before it rejoins its context.
   func fill(_ value: Any?, at slot: Int) {
-    storage[slot] = value
+    write(value, at: slot)
   }
 }

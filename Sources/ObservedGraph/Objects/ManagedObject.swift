@@ -99,6 +99,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
       self.storage = ObjectStorage([])
       self.lifecycle = .prototype
     }
+    // The class's wrappers were initialized with their declared values; an entity built from
+    // descriptions may give other defaults.
+    for (field, value) in entity.fieldDefaults { field.store(value, in: self) }
   }
 
   deinit {

@@ -1,0 +1,124 @@
+/// Typed storage: an attribute declared with ``Attribute`` keeps its value in the wrapper's own
+/// stored field, inside the object, as `@Observable` keeps its backing fields — no box, no `Any`.
+///
+/// A typed getter or setter reaches the field through its key path, which the compiler turns into
+/// a direct load or store. Everything else (key-value coding, snapshots, undo, faults, stores)
+/// reaches it through a ``FieldAccess`` made once when the model is built: the field's byte offset
+/// in every instance of the class, and the value's type.
+///
+/// The offset comes from the Swift runtime's reflection of the class (the functions `Mirror` is
+/// built on). It is checked when the model is built, for every field: a marker written at the
+/// offset must be what `Mirror` then reads in the wrapper. A class whose layout cannot be checked
+/// stops the model build with a message instead of reading the wrong bytes later.
+class FieldAccess {
+  /// The byte offset of the wrapper's `value` field from the start of the object.
+  let offset: Int
+
+  init(offset: Int) {
+    self.offset = offset
+  }
+
+  /// The field's value in held form (nil for an empty optional).
+  func load(_ object: ManagedObject) -> Any? {
+    preconditionFailure("ObservedGraph: FieldAccess is abstract")
+  }
+
+  /// Stores a held value, already checked against the attribute's type.
+  func store(_ held: Any?, in object: ManagedObject) {
+    preconditionFailure("ObservedGraph: FieldAccess is abstract")
+  }
+}
+
+/// The ``FieldAccess`` of an `Attribute<Value>`.
+final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
+  override func load(_ object: ManagedObject) -> Any? {
+    Attribute<Value>.held(address(in: object).pointee)
+  }
+
+  override func store(_ held: Any?, in object: ManagedObject) {
+    address(in: object).pointee = Attribute<Value>.value(held: held)
+  }
+
+  /// The field in `object`: valid while the object is alive (the caller holds it).
+  private func address(in object: ManagedObject) -> UnsafeMutablePointer<Value> {
+    (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: Value.self)
+  }
+}
+
+/// Where each stored property of a class sits in its instances, by the property's name.
+enum FieldLayout {
+  /// The byte offset of each stored property of `type` (its own and its superclasses'), by name.
+  static func offsets(of prototype: ManagedObject) -> [String: Int] {
+    var mirrors: [Mirror] = []
+    var mirror: Mirror? = Mirror(reflecting: prototype)
+    while let current = mirror {
+      mirrors.append(current)
+      mirror = current.superclassMirror
+    }
+    // The runtime counts fields from the root class down, as the mirrors list them reversed.
+    let labels = mirrors.reversed().flatMap { $0.children.map { $0.label ?? "" } }
+    let type: Any.Type = Swift.type(of: prototype)
+    let count = runtimeFieldCount(type)
+    guard count == labels.count else {
+      preconditionFailure(
+        "ObservedGraph: the runtime lists \(count) stored properties of \(type), "
+          + "Mirror lists \(labels.count); the class's layout cannot be read")
+    }
+    var offsets: [String: Int] = [:]
+    for (index, label) in labels.enumerated() where !label.isEmpty {
+      offsets[label] = runtimeFieldOffset(type, index: index)
+    }
+    return offsets
+  }
+}
+
+@_silgen_name("swift_reflectionMirror_recursiveCount")
+private func runtimeFieldCount(_ type: Any.Type) -> Int
+
+@_silgen_name("swift_reflectionMirror_recursiveChildOffset")
+private func runtimeFieldOffset(_ type: Any.Type, index: Int) -> Int
+
+/// A wrapper that keeps its value in its own field (``Attribute``).
+protocol FieldDeclaring {
+  /// The access to the value of this wrapper, stored at byte `offset` of each instance; checked on
+  /// `prototype`, where the wrapper is the stored property `label`.
+  func fieldAccess(at offset: Int, label: String, in prototype: ManagedObject) -> FieldAccess
+}
+
+/// The slot number written into a prototype's wrapper to check its offset.
+private let offsetCheckMarker = -3
+
+extension Attribute: FieldDeclaring {
+  func fieldAccess(at offset: Int, label: String, in prototype: ManagedObject) -> FieldAccess {
+    guard let valueOffset = MemoryLayout<Self>.offset(of: \Self.value),
+      let slotOffset = MemoryLayout<Self>.offset(of: \Self.slot)
+    else {
+      preconditionFailure("ObservedGraph: the layout of Attribute<\(Value.self)> cannot be read")
+    }
+    // Write a marker where the wrapper's slot should be, and read the wrapper back by name.
+    let base = Unmanaged.passUnretained(prototype).toOpaque()
+    let slot = (base + offset + slotOffset).assumingMemoryBound(to: Int.self)
+    let saved = slot.pointee
+    slot.pointee = offsetCheckMarker
+    let seen = Self.wrapper(label, in: prototype)?.slot
+    slot.pointee = saved
+    guard seen == offsetCheckMarker else {
+      preconditionFailure(
+        "ObservedGraph: the stored property \(label) of \(type(of: prototype)) is not at the "
+          + "offset the runtime gives (\(offset)); the class's layout cannot be used")
+    }
+    return TypedFieldAccess<Value>(offset: offset + valueOffset)
+  }
+
+  /// The wrapper stored as `label` in `object`, as `Mirror` reads it.
+  private static func wrapper(_ label: String, in object: ManagedObject) -> Self? {
+    var mirror: Mirror? = Mirror(reflecting: object)
+    while let current = mirror {
+      if let child = current.children.first(where: { $0.label == label }) {
+        return child.value as? Self
+      }
+      mirror = current.superclassMirror
+    }
+    return nil
+  }
+}
