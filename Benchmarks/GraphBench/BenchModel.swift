@@ -37,5 +37,13 @@ enum BenchModel {
     }
   }()
 
-  static func context() -> ObjectContext { ObjectContext(model: model) }
+  /// A context whose objects take no part in Swift Observation: no registrar, reads report
+  /// nothing. The rows kept from before the option measure in one ("participation off").
+  static func quietContext() -> ObjectContext {
+    ObjectContext(model: model, participatesInSwiftObservation: false)
+  }
+
+  /// A context as apps make it (the default, participation on): an object's first typed read makes
+  /// its registrar, each read reports to it and each set tells it.
+  static func participatingContext() -> ObjectContext { ObjectContext(model: model) }
 }

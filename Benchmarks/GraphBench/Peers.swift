@@ -7,13 +7,20 @@ final class ObservableItem {
   var title = ""
 }
 
-/// The physical reference: a plain stored property behind a setter that is never inlined.
+/// The physical reference: a plain stored property behind a setter and a getter that are never
+/// inlined.
 final class PlainItem {
   private(set) var value = 0
   var title = ""
 
   @inline(never)
   func setValue(_ newValue: Int) { value = newValue }
+
+  /// The getter of the read row: `value` plus the loop's running sum. A getter without an argument
+  /// is seen to only read, so the optimizer calls it once and multiplies; passing the sum through
+  /// makes every iteration call it, and the addition is the one the loop would do itself.
+  @inline(never)
+  func value(adding sum: Int) -> Int { value &+ sum }
 }
 
 /// Keeps an observer registered on ``ObservableItem/value`` through `withObservationTracking`,

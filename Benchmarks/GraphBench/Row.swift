@@ -17,7 +17,7 @@ struct Row {
       switch self {
       case .observable: "@Observable"
       case .observableObserved: "@Observable+withObservationTracking"
-      case .plain: "plain @inline(never) setter"
+      case .plain: "plain @inline(never) accessor"
       }
     }
   }

@@ -16,7 +16,7 @@ if config.runs("memory") {
 }
 var rows: [Row] = []
 if config.runs("attributes") {
-  progress("attribute sets and KVC")
+  progress("attribute sets and reads, KVC")
   rows += AttributeSetBench.run(config)
 }
 if config.runs("undoRecording") {
@@ -39,8 +39,9 @@ if let memory { rows.append(memory) }
 rows += PendingRows.fileStore()
 // The table's order: DESIGN.md's rows first, then the extra ones.
 let order = [
-  "attributeSet", "attributeSetObserved", "attributeSetUndo", "undoRedo", "toManyInsert",
-  "cascadeDelete", "kvcSet", "fileStoreSave", "fileStoreLoad", "memoryPerObject",
+  "attributeSet", "attributeSetTracked", "typedRead", "attributeSetObserved", "attributeSetUndo",
+  "undoRedo", "toManyInsert", "cascadeDelete", "kvcSet", "fileStoreSave", "fileStoreLoad",
+  "memoryPerObject",
 ]
 rows.sort {
   (order.firstIndex(of: $0.key) ?? order.count) < (order.firstIndex(of: $1.key) ?? order.count)
