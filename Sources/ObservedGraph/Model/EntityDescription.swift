@@ -17,7 +17,7 @@ import Foundation
 /// ```
 public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
   // @unchecked Sendable: the resolved fields below are written only by `ObjectModel.init`, before
-  // the model is returned to anyone; afterwards they are read-only. `slotCache` has its own lock.
+  // the model is returned to anyone; afterwards they are read-only.
 
   /// The entity's name, unique in its model.
   public let name: String
@@ -50,14 +50,14 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   /// The fields whose wrapper starts with another value than the entity's default (a model
   /// built from descriptions for a class with wrappers): a fresh object gets the default.
   var fieldDefaults: [(field: FieldAccess, value: Any?)] = []
+  /// The slot of each property the class declares with a wrapper, by the wrapper's byte offset
+  /// in an object (a wrapper finds its slot by where it sits).
+  var slotsByWrapperOffset: [Int: Int] = [:]
   /// Per slot: whether setters notify observers by themselves (the class's
   /// `automaticallyNotifiesObservers(forKey:)`, asked once when the model is built).
   var notifiesAutomatically: [Bool] = []
   /// The position of this entity in its model, for object identifiers.
   var index: Int = 0
-
-  private let slotLock = NSLock()
-  private var slotCache: [AnyKeyPath: Int] = [:]
 
   /// Creates an entity description for generic objects or a given class.
   ///
@@ -121,42 +121,6 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
   /// `Entity(name)`.
   public var description: String { "Entity(\(name))" }
-
-  /// The slot of the property whose wrapper storage lives at `storageKeyPath`, resolved once per
-  /// entity and key path (by marking the wrapper and finding it with a mirror).
-  func slot<Object: ManagedObject>(
-    forStorage storageKeyPath: AnyKeyPath, in object: Object, mark: (Object) -> Void
-  ) -> Int {
-    slotLock.lock()
-    let cached = slotCache[storageKeyPath]
-    slotLock.unlock()
-    if let cached { return cached }
-    mark(object)
-    guard let name = markedWrapperName(in: object), let property = propertiesByName[name] else {
-      preconditionFailure(
-        "ObservedGraph: a property wrapper of \(type(of: object)) is not part of entity \(self.name); "
-          + "was the class given to ObjectModel(types:)?")
-    }
-    slotLock.lock()
-    slotCache[storageKeyPath] = property.slot
-    slotLock.unlock()
-    return property.slot
-  }
-
-  private func markedWrapperName(in object: ManagedObject) -> String? {
-    var mirror: Mirror? = Mirror(reflecting: object)
-    while let current = mirror {
-      for child in current.children {
-        if let wrapper = child.value as? any PropertyWrapperDeclaring, wrapper.slot == markedSlot,
-          let label = child.label
-        {
-          return String(label.dropFirst())
-        }
-      }
-      mirror = current.superclassMirror
-    }
-    return nil
-  }
 }
 
 /// A weak reference to an entity, for the parent-to-child links that would otherwise form cycles.

@@ -407,17 +407,20 @@ extension ObjectModel {
 }
 
 extension ObjectModel {
-  /// Finds the typed field of each attribute the entity's class declares with ``Attribute``.
+  /// Finds where the entity's class keeps each property it declares with a wrapper: the
+  /// wrapper's offset in an object (by which a wrapper finds its slot), and for ``Attribute`` the
+  /// typed field that holds the value.
   static func prepareFields(of entity: EntityDescription) {
     entity.fields = ContiguousArray(repeating: nil, count: entity.properties.count)
     entity.fieldDefaults = []
+    entity.slotsByWrapperOffset = [:]
     guard entity.objectClass != ManagedObject.self else { return }
     let prototype = entity.objectClass.init(ObjectBootstrap.prototype)
-    var wrappers: [String: any FieldDeclaring] = [:]
+    var wrappers: [String: any PropertyWrapperDeclaring] = [:]
     var mirror: Mirror? = Mirror(reflecting: prototype)
     while let current = mirror {
       for child in current.children {
-        if let label = child.label, let wrapper = child.value as? any FieldDeclaring {
+        if let label = child.label, let wrapper = child.value as? any PropertyWrapperDeclaring {
           wrappers[label] = wrapper
         }
       }
@@ -425,9 +428,11 @@ extension ObjectModel {
     }
     guard !wrappers.isEmpty else { return }
     let offsets = FieldLayout.offsets(of: prototype)
-    for property in entity.properties where !property.isRelationship {
+    for property in entity.properties {
       let label = "_" + property.name
       guard let wrapper = wrappers[label], let offset = offsets[label] else { continue }
+      entity.slotsByWrapperOffset[offset] = property.slot
+      guard let wrapper = wrapper as? any FieldDeclaring else { continue }
       let field = wrapper.fieldAccess(at: offset, label: label, in: prototype)
       entity.fields[property.slot] = field
       if property.differs(field.load(prototype), property.heldDefault) {

@@ -67,15 +67,17 @@ public struct Attribute<Value: AttributeValue> {
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
-    get {
-      let cached = object[keyPath: storageKeyPath].slot
-      let slot = cached >= 0 ? cached : resolveSlot(object, storageKeyPath)
-      object.readHook(slot, keyPath: wrappedKeyPath)
+    // Both accessors stay small and always inline, so that the key paths are literals where
+    // they are applied: the compiler then turns them into field loads and stores.
+    @inline(__always) get {
+      var slot = object[keyPath: storageKeyPath].slot
+      if slot < 0 { slot = resolveSlot(&object[keyPath: storageKeyPath], in: object) }
+      if object.readHook(slot) { object.recordTypedRead(slot, keyPath: wrappedKeyPath) }
       return object[keyPath: storageKeyPath].value
     }
-    set {
-      let cached = object[keyPath: storageKeyPath].slot
-      let slot = cached >= 0 ? cached : resolveSlot(object, storageKeyPath)
+    @inline(__always) set {
+      var slot = object[keyPath: storageKeyPath].slot
+      if slot < 0 { slot = resolveSlot(&object[keyPath: storageKeyPath], in: object) }
       switch object.beginTypedSet(slot) {
       case .quiet:
         object[keyPath: storageKeyPath].value = newValue
@@ -83,22 +85,26 @@ public struct Attribute<Value: AttributeValue> {
         object[keyPath: storageKeyPath].value = newValue
         object.endQuietSet(slot)
       case .full:
-        let old = object[keyPath: storageKeyPath].value
-        object.commitAttribute(
-          slot: slot, old: Self.held(old), new: Self.held(newValue), changes: old != newValue)
+        commit(object, slot: slot, old: object[keyPath: storageKeyPath].value, new: newValue)
       }
     }
   }
 
-  /// The first use of the wrapper in an object: finds its slot through the entity and caches it.
+  /// A typed set that takes the whole mutation path: compares, and hands both values on in held
+  /// form. Out of line, so the accessors above stay small.
+  @usableFromInline @inline(never)
+  static func commit(_ object: ManagedObject, slot: Int, old: Value, new: Value) {
+    object.commitAttribute(slot: slot, old: held(old), new: held(new), changes: old != new)
+  }
+
+  /// The first use of the wrapper in an object: finds its slot by where the wrapper sits in the
+  /// object, and caches it in the wrapper.
   @usableFromInline
-  static func resolveSlot<Object: ManagedObject>(
-    _ object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
-  ) -> Int {
-    let slot = object.resolveSlot(storageKeyPath) { (object: Object) in
-      object[keyPath: storageKeyPath].slot = markedSlot
+  static func resolveSlot(_ wrapper: inout Self, in object: ManagedObject) -> Int {
+    let slot = withUnsafeMutablePointer(to: &wrapper) {
+      object.resolveSlot(wrapperAt: UnsafeRawPointer($0))
     }
-    object[keyPath: storageKeyPath].slot = slot
+    wrapper.slot = slot
     return slot
   }
 }
@@ -138,9 +144,6 @@ protocol PropertyWrapperDeclaring {
   var destinationClass: ManagedObject.Type? { get }
 }
 
-/// The slot value that marks the wrapper being looked up while its slot is resolved.
-let markedSlot = -2
-
 /// One property a wrapper declares.
 enum Declaration {
   case attribute(AttributeDescription)
@@ -148,16 +151,20 @@ enum Declaration {
 }
 
 extension ManagedObject {
-  /// Finds the slot of the wrapper stored at `storageKeyPath` (marked by `mark`), once per entity
-  /// and key path.
+  /// The slot of the property whose wrapper is stored at `wrapper`, an address inside this
+  /// object: the wrapper's offset in the object names it (the model found each wrapper's offset
+  /// when it was built). Called once per object and property; the wrapper caches the slot.
   @usableFromInline
-  final func resolveSlot<Object: ManagedObject>(
-    _ storageKeyPath: AnyKeyPath, mark: (Object) -> Void
-  ) -> Int {
+  final func resolveSlot(wrapperAt wrapper: UnsafeRawPointer) -> Int {
     guard lifecycle != .prototype else {
       preconditionFailure("ObservedGraph: properties of a model prototype cannot be used")
     }
-    return entity.slot(
-      forStorage: storageKeyPath, in: unsafeDowncast(self, to: Object.self), mark: mark)
+    let offset = wrapper - UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+    guard let slot = entity.slotsByWrapperOffset[offset] else {
+      preconditionFailure(
+        "ObservedGraph: a property wrapper of \(type(of: self)) is not part of entity "
+          + "\(entity.name); was the class given to ObjectModel(types:)?")
+    }
+    return slot
   }
 }

@@ -24,10 +24,20 @@ extension ManagedObject {
   }
 
   /// The read hook of a typed getter, which then loads its field itself: fulfils a fault and
-  /// reports the read.
+  /// reports the read to Swift Observation. Returns true while a typed key path is being
+  /// resolved: the getter then reports its key path with ``recordTypedRead(_:keyPath:)`` (a key
+  /// path is only made when it is needed).
   @usableFromInline
-  final func readHook(_ slot: Int, keyPath: AnyKeyPath) {
+  final func readHook(_ slot: Int) -> Bool {
     if isFaultFlag { fulfilFaultOrStop() }
+    if link?.accessRecording != nil { return true }
+    noteAccess(slot, nil)
+    return false
+  }
+
+  /// A typed getter's read while a typed key path is being resolved.
+  @usableFromInline
+  final func recordTypedRead(_ slot: Int, keyPath: AnyKeyPath) {
     noteAccess(slot, keyPath)
   }
 

@@ -89,10 +89,16 @@ public struct Relationship<Value: RelationshipValue> {
   ) -> Int {
     let cached = object[keyPath: storageKeyPath].slot
     if cached >= 0 { return cached }
-    let slot = object.resolveSlot(storageKeyPath) { (object: Object) in
-      object[keyPath: storageKeyPath].slot = markedSlot
+    return resolveSlot(&object[keyPath: storageKeyPath], in: object)
+  }
+
+  /// The first use of the wrapper in an object: finds its slot by where the wrapper sits in the
+  /// object, and caches it in the wrapper.
+  private static func resolveSlot(_ wrapper: inout Self, in object: ManagedObject) -> Int {
+    let slot = withUnsafeMutablePointer(to: &wrapper) {
+      object.resolveSlot(wrapperAt: UnsafeRawPointer($0))
     }
-    object[keyPath: storageKeyPath].slot = slot
+    wrapper.slot = slot
     return slot
   }
 }
