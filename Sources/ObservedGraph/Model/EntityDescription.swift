@@ -45,8 +45,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   /// A fresh object's storage: defaults for attributes, nil for relationships.
   var initialStorage: ContiguousArray<Any?> = []
   /// Per slot: the access to the attribute's typed field when the class declares it with
-  /// ``Attribute`` (the value lives in the wrapper), nil when the slot array holds it.
-  var fields: ContiguousArray<FieldAccess?> = []
+  /// ``Attribute`` (the value lives in the wrapper), nil when the slot array holds it. Read on
+  /// every write and generic read of a value and written only while the model is built, so its
+  /// reads skip the dynamic exclusivity check (benchmark row "set with undo recording on").
+  @exclusivity(unchecked) var fields: ContiguousArray<FieldAccess?> = []
   /// The fields whose wrapper starts with another value than the entity's default (a model
   /// built from descriptions for a class with wrappers): a fresh object gets the default.
   var fieldDefaults: [(field: FieldAccess, value: Any?)] = []

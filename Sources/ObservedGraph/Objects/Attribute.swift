@@ -94,7 +94,10 @@ public struct Attribute<Value: AttributeValue> {
   /// form. Out of line, so the accessors above stay small.
   @usableFromInline @inline(never)
   static func commit(_ object: ManagedObject, slot: Int, old: Value, new: Value) {
-    object.commitAttribute(slot: slot, old: held(old), new: held(new), changes: old != new)
+    // The slot is an @Attribute's, so its field access is of this type.
+    let field = unsafeDowncast(object.entity.fields[slot]!, to: TypedFieldAccess<Value>.self)
+    object.commitAttribute(
+      slot: slot, old: field.held(old), new: field.held(new), changes: old != new)
   }
 
   /// The first use of the wrapper in an object: finds its slot by where the wrapper sits in the

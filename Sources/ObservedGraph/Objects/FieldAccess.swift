@@ -31,12 +31,23 @@ class FieldAccess {
 
 /// The ``FieldAccess`` of an `Attribute<Value>`.
 final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
+  /// Whether `Value` is an `Optional`, asked once: the held form of anything else is the value
+  /// itself, with no dynamic cast on the way in or out (benchmark rows "KVC set by string key",
+  /// "set with undo recording on").
+  private let isOptional = Value.isOptionalValue
+
   override func load(_ object: ManagedObject) -> Any? {
-    Attribute<Value>.held(address(in: object).pointee)
+    held(address(in: object).pointee)
   }
 
   override func store(_ held: Any?, in object: ManagedObject) {
-    address(in: object).pointee = Attribute<Value>.value(held: held)
+    address(in: object).pointee =
+      isOptional ? Attribute<Value>.value(held: held) : held.unsafelyUnwrapped as! Value
+  }
+
+  /// A value in held form: nil for an empty optional.
+  func held(_ value: Value) -> Any? {
+    isOptional ? Attribute<Value>.held(value) : value
   }
 
   /// The field in `object`: valid while the object is alive (the caller holds it).
