@@ -42,8 +42,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   var propertiesByName: [String: Property] = [:]
   /// Indexes of the relationship properties, for delete rules and invariant checks.
   var relationshipProperties: [Property] = []
-  /// A fresh object's storage: defaults for attributes, nil for relationships.
+  /// A fresh object's storage (the slots that do not live in typed fields): defaults for
+  /// attributes, nil for relationships.
   var initialStorage: ContiguousArray<Any?> = []
+  /// Per slot: its index in an object's `ObjectStorage`, or -1 when it lives in a typed field.
+  @exclusivity(unchecked) var storageIndex: ContiguousArray<Int> = []
   /// Per slot: the access to the attribute's typed field when the class declares it with
   /// ``Attribute`` (the value lives in the wrapper), nil when the slot array holds it. Read on
   /// every write and generic read of a value and written only while the model is built, so its

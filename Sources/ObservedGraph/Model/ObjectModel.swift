@@ -398,8 +398,11 @@ extension ObjectModel {
   }
 
   static func prepareStorage(of entity: EntityDescription) {
-    entity.initialStorage = ContiguousArray(entity.properties.map { $0.heldDefault })
     prepareFields(of: entity)
+    let inStorage = entity.properties.filter { entity.fields[$0.slot] == nil }
+    entity.initialStorage = ContiguousArray(inStorage.map(\.heldDefault))
+    entity.storageIndex = ContiguousArray(repeating: -1, count: entity.properties.count)
+    for (index, property) in inStorage.enumerated() { entity.storageIndex[property.slot] = index }
     entity.notifiesAutomatically = entity.properties.map {
       entity.objectClass.automaticallyNotifiesObservers(forKey: $0.name)
     }

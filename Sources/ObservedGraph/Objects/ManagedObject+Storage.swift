@@ -47,14 +47,14 @@ extension ManagedObject {
     if let field = entity.fields[slot] {
       field.store(value, in: self)
     } else {
-      storage[slot] = value
+      storage[entity.storageIndex[slot]] = value
     }
   }
 
   /// A slot's held value, from the wrapper's field or the slot array.
   private func load(_ slot: Int) -> Any? {
     if let field = entity.fields[slot] { return field.load(self) }
-    return storage[slot]
+    return storage[entity.storageIndex[slot]]
   }
 
   /// Reports a user's read: to the access recording while a typed key path is being resolved,
@@ -244,7 +244,7 @@ extension ManagedObject {
     // A fault stays one: it has no values to show, and it can no longer load them.
     changes.removeAll()
     pending = PendingState()
-    for property in entity.relationshipProperties { storage[property.slot] = nil }
+    for property in entity.relationshipProperties { write(nil, at: property.slot) }
   }
 }
 
