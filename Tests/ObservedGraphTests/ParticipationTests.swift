@@ -178,6 +178,64 @@ struct QuietSetTests {
     }
   }
 
+  /// Each change that can make the next set of a slot heard, or leave it something to track,
+  /// comes right after the slot became quiet (two sets in one event); the set after it must take
+  /// the whole path.
+  @Test(arguments: [
+    "observer", "undo log", "recorder", "event", "save", "registrar", "path observer",
+  ])
+  func whatEndsAQuietSlot(_ change: String) throws {
+    let s = BookStore.scenario(participatesInSwiftObservation: change == "registrar")
+    let context = s.context
+    let book = s.books[0]
+    try context.save()
+    book.price = 1
+    book.price = 2  // the slot is quiet from here on
+    var heard: [String] = []
+    var tokens: [ObservationToken] = []
+    var events: [ObjectsDidChange] = []
+    tokens.append(context.onObjectsDidChange { events.append($0) })
+    let log = UndoLog()
+    var recorder: ChangeRecorder?
+    let fired = Flag()
+    switch change {
+    case "observer":
+      tokens.append(
+        book.observe(\.price, options: [.new]) { _, c in heard.append("\(c.newValue!)") })
+    case "undo log": context.undoLog = log
+    case "recorder": recorder = ChangeRecorder(context: context)
+    case "event": context.processPendingChanges()
+    case "save": try context.save()
+    case "registrar": withObservationTracking({ _ = book.price }, onChange: { fired.set() })
+    default:
+      tokens.append(
+        s.fiction.observe(\.books, options: [.new]) { _, _ in heard.append("books") })
+      tokens.append(
+        try s.fiction.observe(keyPath: "books.price", options: [.new]) { _ in
+          heard.append("path")
+        })
+    }
+    events.removeAll()
+    book.price = 3
+    switch change {
+    case "observer": #expect(heard == ["3.0"])
+    case "undo log":
+      context.processPendingChanges()
+      try log.undo()
+      #expect(book.price == 2)
+    case "recorder": #expect(recorder?.take() == ["Book#3.price setting old=2.0 new=3.0"])
+    case "event":
+      context.processPendingChanges()
+      #expect(events.map(\.updated) == [[book.objectID: ["price"]]])
+    case "save":
+      #expect(context.updatedObjects == [book])
+      #expect(try book.committedValues(forKeys: ["price"])["price"] as? Double == 2)
+    case "registrar": #expect(fired.isSet)
+    default: #expect(heard == ["path"])
+    }
+    _ = tokens
+  }
+
   @Test func aQuietSetOfADeletedObjectStillStops() async {
     await #expect(processExitsWith: .failure) {
       let s = BookStore.scenario()
@@ -186,6 +244,102 @@ struct QuietSetTests {
       book.price = 2
       try? s.context.delete(book)
       book.price = 3
+    }
+  }
+}
+
+@Suite("Quiet sets against the full path")
+struct QuietSetRandomTests {
+  /// One world: a scenario, the events it posted, and (for the reference) a recorder whose tap
+  /// makes every set take the whole path.
+  private final class World {
+    let scenario: BookStore.Scenario
+    var events: [ObjectsDidChange] = []
+    var subscription: ObservationToken?
+    var recorder: ChangeRecorder?
+    var tokens: [ObservationToken] = []
+    var heard: [String] = []
+
+    init(participates: Bool, reference: Bool) {
+      scenario = BookStore.scenario(participatesInSwiftObservation: participates)
+      subscription = scenario.context.onObjectsDidChange { [unowned self] in events.append($0) }
+      if reference { recorder = ChangeRecorder(context: scenario.context) }
+    }
+
+    /// What a user can see of the books.
+    var state: [String] {
+      scenario.books.map { book in
+        let committed = (try? book.committedValues(forKeys: ["title", "price", "isbn"])) ?? [:]
+        return "\(book.title)|\(book.price)|\(book.isbn ?? "-")|\(book.isDeleted)|"
+          + "\(book.changedValues().keys.sorted())|\(committed.keys.sorted())|"
+          + "\(committed["price"].map { "\($0)" } ?? "-")"
+      } + ["\(scenario.context.hasChanges)"]
+    }
+  }
+
+  /// A seeded sequence of sets, events, saves, observers coming and going, Swift Observation
+  /// reads, recorders, undo logs and deletes, run on a context where sets may be quiet and on one
+  /// where a tap makes every set take the whole path: the state, the events and what observers
+  /// heard agree after every step.
+  @Test(arguments: [false, true])
+  func quietSetsChangeNothingButTheValue(participates: Bool) throws {
+    var random = SplitMix64(seed: SplitMix64.seed(fallback: 0x5EED_0F_0A1E7))
+    let worlds = [
+      World(participates: participates, reference: false),
+      World(participates: participates, reference: true),
+    ]
+    for step in 0..<5_000 {
+      let choice = Int.random(in: 0..<100, using: &random)
+      let index = Int.random(in: 0..<3, using: &random)
+      let number = Int.random(in: 0..<5, using: &random)
+      for world in worlds {
+        let book = world.scenario.books[index]
+        let context = world.scenario.context
+        switch choice {
+        case 0..<50:
+          guard !book.isDeleted else { break }
+          switch number {
+          case 0, 1, 2: book.price = Double(number * 10 + index + step % 3)
+          case 3: book.title = "t\(step % 4)"
+          default: book.isbn = index == 0 ? nil : "i\(step % 3)"
+          }
+        case 50..<55: context.processPendingChanges()
+        case 55..<58: try context.save()
+        case 58..<66:
+          world.tokens.append(
+            book.observe(\.price, options: [.old, .new]) { [unowned world] object, change in
+              world.heard.append(
+                "\(object.objectID) \(change.oldValue ?? -1)→\(change.newValue ?? -1)")
+            })
+        case 66..<76:
+          if !world.tokens.isEmpty { world.tokens.removeFirst().invalidate() }
+        case 76..<80:
+          _ = book.title  // makes a registrar when the context takes part in Swift Observation
+        case 80..<86:
+          context.undoLog = context.undoLog == nil ? UndoLog() : nil
+        case 86..<90:
+          // The reference keeps its recorder; the other world takes one up and drops it.
+          if worlds[0] === world {
+            if world.recorder == nil {
+              world.recorder = ChangeRecorder(context: context)
+            } else {
+              world.recorder?.stop()
+              world.recorder = nil
+            }
+          }
+        case 90..<92:
+          if !book.isDeleted && step % 5 == 0 { try context.delete(book) }
+        default:
+          if let log = context.undoLog, log.canUndo {
+            context.processPendingChanges()
+            try log.undo()
+          }
+        }
+      }
+      // Each context has its own store identity: compare the events as they print.
+      #expect(worlds[0].events.map(\.description) == worlds[1].events.map(\.description))
+      #expect(worlds[0].heard == worlds[1].heard, "step \(step)")
+      if worlds[0].state != worlds[1].state { return }
     }
   }
 }

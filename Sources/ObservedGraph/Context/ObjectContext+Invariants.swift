@@ -13,8 +13,23 @@ extension ObjectContext {
       tracker.checkAfterMutation(touched)
       center.checkAfterMutation(touched)
       recorder.checkInvariants()
-      checkGraph(fullChecks.isDue() ? registry.registeredObjects : touched)
+      let checked = fullChecks.isDue() ? registry.registeredObjects : touched
+      checkGraph(checked)
+      checkQuietBits(checked)
     #endif
+  }
+
+  /// Quiet bits that are in force hold only for a set that nobody hears and that leaves nothing to
+  /// track (see `ManagedObject.quietSlots`).
+  func checkQuietBits(_ objects: [ManagedObject]) {
+    for object in objects where object.quietSlots != 0 && object.quietEpoch == link.quietEpoch {
+      let slots = (0..<64).filter { object.quietSlots & (1 << UInt64($0)) != 0 }
+      precondition(
+        recorder.log == nil && !center.hasTaps && object.observers == nil
+          && object.swiftObservation == nil && object.isLive && !object.isFaultFlag
+          && slots.allSatisfy { object.changes.contains($0) && object.pending.slots.contains($0) },
+        "\(object.objectID) has quiet slots \(slots) that are not quiet")
+    }
   }
 
   /// Every check, after a save.

@@ -54,6 +54,7 @@ extension ObjectContext {
   /// ```
   public func reset() {
     generation &+= 1
+    link.quietEpoch &+= 1
     registry.invalidateAll()
     tracker.discardAll()
     center.discardPending()

@@ -44,7 +44,10 @@ extension ObjectContext {
   /// own steps by the store their objects belong to).
   public var undoLog: UndoLog? {
     get { recorder.log }
-    set { recorder.attach(newValue, to: self) }
+    set {
+      recorder.attach(newValue, to: self)
+      link.quietEpoch &+= 1  // sets are recorded now: no set is quiet by an older test
+    }
   }
 
   /// Replays one step of this context's store (called by ``GraphUndoStep/apply(in:)``).

@@ -38,7 +38,10 @@ public final class ObjectContext {
   var brackets = BracketTable()
   /// Counts writes to any object's storage: the mutation path plans again when an observer's prior
   /// call changed the graph between planning and applying.
-  var generation: UInt64 = 0
+  var generation: UInt64 {
+    get { link.generation }
+    set { link.generation = newValue }
+  }
   /// Where faults get their values (a store's loader); nil without one.
   var loader: (any ObjectLoader)? {
     didSet {

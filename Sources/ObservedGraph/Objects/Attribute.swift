@@ -78,6 +78,12 @@ public struct Attribute<Value: AttributeValue> {
     @inline(__always) set {
       var slot = object[keyPath: storageKeyPath].slot
       if slot < 0 { slot = resolveSlot(&object[keyPath: storageKeyPath], in: object) }
+      if object.isQuietInline(slot) {
+        // Nobody hears it and nothing is left to track: count the change, store the value.
+        object.link.unsafelyUnwrapped.generation &+= 1
+        object[keyPath: storageKeyPath].value = newValue
+        return
+      }
       switch object.beginTypedSet(slot) {
       case .quiet:
         object[keyPath: storageKeyPath].value = newValue

@@ -3,6 +3,7 @@
 /// Objects hold the link strongly and the link holds the context without retaining it; the context
 /// clears it when it goes away. An object that outlives its context therefore finds `nil` here —
 /// never a dangling reference — and refuses use with an error or a message instead of crashing.
+@usableFromInline
 final class ContextLink {
   /// The context, until it goes away.
   unowned(unsafe) var context: ObjectContext?
@@ -11,6 +12,13 @@ final class ContextLink {
   /// The context's ``ObjectContext/participatesInSwiftObservation``, kept here so that a read
   /// learns it from the link it already holds.
   let participatesInSwiftObservation: Bool
+  /// Counts writes to any object's storage (see `ObjectContext.generation`); kept here so that a
+  /// quiet typed set, inlined in the caller, counts itself.
+  @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
+  /// Changes whenever something context-wide starts or stops listening (an undo log attached or
+  /// removed, a tap added or removed, a reset): the quiet bits an object kept under another value
+  /// are void (see `ManagedObject.quietSlots`).
+  @exclusivity(unchecked) @usableFromInline var quietEpoch: UInt32 = 1
 
   init(_ context: ObjectContext?, participatesInSwiftObservation: Bool = true) {
     self.context = context

@@ -104,11 +104,28 @@ extension ManagedObject {
       observation.registrar.willSet(self, keyPath: ManagedObject.observationKeyPath(slot))
       return .quietReporting
     }
+    // Without an undo log at all (a log whose registration is off may turn it on without telling
+    // the context), the next set of this slot can skip even this call.
+    if slot < 64 && context.recorder.log == nil {
+      if quietEpoch != context.link.quietEpoch {
+        quietSlots = 0
+        quietEpoch = context.link.quietEpoch
+      }
+      quietSlots |= 1 << UInt64(slot)
+    }
     #if OBSERVEDGRAPH_INVARIANTS
       return .quietReporting
     #else
       return .quiet
     #endif
+  }
+
+  /// Whether a typed set of `slot` needs nothing but the store and the count of the change: the
+  /// inline test of the typed setter (see `quietSlots`).
+  @inlinable @inline(__always)
+  final func isQuietInline(_ slot: Int) -> Bool {
+    quietSlots & (1 &<< UInt64(truncatingIfNeeded: slot)) != 0 && slot < 64
+      && quietEpoch == link.unsafelyUnwrapped.quietEpoch
   }
 
   /// The end of a quiet typed set: Swift Observation's `didSet`, and the debug checks of the

@@ -33,7 +33,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// The object's identifier: fixed at insert, never changing; see ``ObjectID``.
   public let objectID: ObjectID
   /// The link to the context; nil only for the prototypes a model reads its wrappers from.
-  let link: ContextLink?
+  @usableFromInline let link: ContextLink?
   /// The property values, one slot per property of the entity; reached only through the read
   /// and write functions of ManagedObject+Storage.swift.
   ///
@@ -45,28 +45,37 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   #else
     @exclusivity(unchecked) var storage: ObjectStorage
   #endif
-  var lifecycle: Lifecycle
-  var isInsertedFlag = false
-  var isDeletedFlag = false
+  // Every change of the state below voids the quiet bits (`quietSlots`): they are set again by
+  // the next typed set that finds the slot quiet.
+  var lifecycle: Lifecycle { didSet { quietSlots = 0 } }
+  var isInsertedFlag = false { didSet { quietSlots = 0 } }
+  var isDeletedFlag = false { didSet { quietSlots = 0 } }
   /// Whether the values are not loaded yet: the first read asks the context to fulfil the fault.
-  var isFaultFlag = false
+  var isFaultFlag = false { didSet { quietSlots = 0 } }
+  /// The context's `quietEpoch` when `quietSlots` was last set.
+  @exclusivity(unchecked) @usableFromInline var quietEpoch: UInt32 = 0
+  /// Bit `s` (for slots below 64): a typed set of slot `s` needs nothing but the store — no
+  /// observer of the object, no registrar, the object live and loaded, the slot tracked and
+  /// pending, and (while `quietEpoch` matches the context's) no undo log and no tap. The typed
+  /// setter tests it inline (benchmark row "typed attribute set"); `beginTypedSet` sets it.
+  @exclusivity(unchecked) @usableFromInline var quietSlots: UInt64 = 0
   #if OBSERVEDGRAPH_INVARIANTS
     /// Which slots changed since the last save, with their committed values (the change
     /// tracker's).
-    var changes = ChangeState()
+    var changes = ChangeState() { didSet { quietSlots = 0 } }
     /// Slots changed since the context last posted objects-did-change, and lifecycle news (the
     /// observer center's).
-    var pending = PendingState()
+    var pending = PendingState() { didSet { quietSlots = 0 } }
   #else
-    @exclusivity(unchecked) var changes = ChangeState()
-    @exclusivity(unchecked) var pending = PendingState()
+    @exclusivity(unchecked) var changes = ChangeState() { didSet { quietSlots = 0 } }
+    @exclusivity(unchecked) var pending = PendingState() { didSet { quietSlots = 0 } }
   #endif
   /// Observers of this object's keys; nil until the first observer is added.
-  var observers: ObserverTable?
+  var observers: ObserverTable? { didSet { quietSlots = 0 } }
   /// The Swift Observation registrar, made on the first tracked read. Boxed in a class so that the
   /// mutation path's "is anyone tracking" test is a pointer comparison (benchmark row "typed
   /// attribute set, no observer").
-  var swiftObservation: SwiftObservation?
+  var swiftObservation: SwiftObservation? { didSet { quietSlots = 0 } }
 
   /// Where an object stands with its context.
   enum Lifecycle: UInt8 {
