@@ -26,7 +26,7 @@ extension ObjectContext {
       let slots = (0..<64).filter { object.quietSlots & (1 << UInt64($0)) != 0 }
       precondition(
         recorder.log == nil && !center.hasTaps && object.observers == nil
-          && object.swiftObservation == nil && object.isLive && !object.isFaultFlag
+          && object.isLive && !object.isFaultFlag
           && slots.allSatisfy { object.changes.contains($0) && object.pending.slots.contains($0) },
         "\(object.objectID) has quiet slots \(slots) that are not quiet")
     }

@@ -79,9 +79,16 @@ public struct Attribute<Value: AttributeValue> {
       var slot = object[keyPath: storageKeyPath].slot
       if slot < 0 { slot = resolveSlot(&object[keyPath: storageKeyPath], in: object) }
       if object.isQuietInline(slot) {
-        // Nobody hears it and nothing is left to track: count the change, store the value.
+        // Nothing is left to track and only Swift Observation may hear it: count the change,
+        // store the value.
         object.link.unsafelyUnwrapped.generation &+= 1
-        object[keyPath: storageKeyPath].value = newValue
+        if object.hasRegistrar {
+          object.willSetQuietly(slot)
+          object[keyPath: storageKeyPath].value = newValue
+          object.didSetQuietly(slot)
+        } else {
+          object[keyPath: storageKeyPath].value = newValue
+        }
         return
       }
       switch object.beginTypedSet(slot) {

@@ -100,10 +100,6 @@ extension ManagedObject {
       return .full
     }
     context.generation &+= 1
-    if let observation = swiftObservation {
-      observation.registrar.willSet(self, keyPath: ManagedObject.observationKeyPath(slot))
-      return .quietReporting
-    }
     // Without an undo log at all (a log whose registration is off may turn it on without telling
     // the context), the next set of this slot can skip even this call.
     if slot < 64 && context.recorder.log == nil {
@@ -113,6 +109,10 @@ extension ManagedObject {
       }
       quietSlots |= 1 << UInt64(slot)
     }
+    if let observation = swiftObservation {
+      observation.registrar.willSet(self, keyPath: ManagedObject.observationKeyPath(slot))
+      return .quietReporting
+    }
     #if OBSERVEDGRAPH_INVARIANTS
       return .quietReporting
     #else
@@ -120,8 +120,26 @@ extension ManagedObject {
     #endif
   }
 
-  /// Whether a typed set of `slot` needs nothing but the store and the count of the change: the
-  /// inline test of the typed setter (see `quietSlots`).
+  /// Whether the object has a Swift Observation registrar: a quiet set then tells it `willSet`
+  /// and `didSet` around the store.
+  @inlinable @inline(__always)
+  final var hasRegistrar: Bool { swiftObservation != nil }
+
+  /// Swift Observation's `willSet` of a quiet typed set.
+  @usableFromInline
+  final func willSetQuietly(_ slot: Int) {
+    swiftObservation?.registrar.willSet(self, keyPath: ManagedObject.observationKeyPath(slot))
+  }
+
+  /// Swift Observation's `didSet` of a quiet typed set.
+  @usableFromInline
+  final func didSetQuietly(_ slot: Int) {
+    swiftObservation?.registrar.didSet(self, keyPath: ManagedObject.observationKeyPath(slot))
+  }
+
+  /// Whether a typed set of `slot` needs nothing but the store, the count of the change, and the
+  /// registrar's calls when there is one: the inline test of the typed setter (see
+  /// `quietSlots`).
   @inlinable @inline(__always)
   final func isQuietInline(_ slot: Int) -> Bool {
     quietSlots & (1 &<< UInt64(truncatingIfNeeded: slot)) != 0 && slot < 64
@@ -266,6 +284,7 @@ extension ManagedObject {
 }
 
 /// The Swift Observation registrar of one object.
+@usableFromInline
 final class SwiftObservation {
   let registrar = ObservationRegistrar()
 }

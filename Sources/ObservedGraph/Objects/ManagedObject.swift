@@ -54,9 +54,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   var isFaultFlag = false { didSet { quietSlots = 0 } }
   /// The context's `quietEpoch` when `quietSlots` was last set.
   @exclusivity(unchecked) @usableFromInline var quietEpoch: UInt32 = 0
-  /// Bit `s` (for slots below 64): a typed set of slot `s` needs nothing but the store — no
-  /// observer of the object, no registrar, the object live and loaded, the slot tracked and
-  /// pending, and (while `quietEpoch` matches the context's) no undo log and no tap. The typed
+  /// Bit `s` (for slots below 64): a typed set of slot `s` needs nothing but the store (inside the
+  /// registrar's `willSet` and `didSet` when the object has one) — no observer of the object, the
+  /// object live and loaded, the slot tracked and pending, and (while `quietEpoch` matches the
+  /// context's) no undo log and no tap. The typed
   /// setter tests it inline (benchmark row "typed attribute set"); `beginTypedSet` sets it.
   @exclusivity(unchecked) @usableFromInline var quietSlots: UInt64 = 0
   #if OBSERVEDGRAPH_INVARIANTS
@@ -75,7 +76,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// The Swift Observation registrar, made on the first tracked read. Boxed in a class so that the
   /// mutation path's "is anyone tracking" test is a pointer comparison (benchmark row "typed
   /// attribute set, no observer").
-  var swiftObservation: SwiftObservation? { didSet { quietSlots = 0 } }
+  @exclusivity(unchecked) @usableFromInline var swiftObservation: SwiftObservation?
 
   /// Where an object stands with its context.
   enum Lifecycle: UInt8 {
