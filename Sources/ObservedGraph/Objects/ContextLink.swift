@@ -8,7 +8,8 @@ final class ContextLink {
   /// The context, until it goes away.
   unowned(unsafe) var context: ObjectContext?
   /// While a typed key path is being resolved for `observe`, the reads it makes; nil otherwise.
-  var accessRecording: AccessRecording?
+  /// Read by every typed getter, so its reads skip the dynamic exclusivity check.
+  @exclusivity(unchecked) var accessRecording: AccessRecording?
   /// The context's ``ObjectContext/participatesInSwiftObservation``, kept here so that a read
   /// learns it from the link it already holds.
   let participatesInSwiftObservation: Bool
