@@ -65,18 +65,7 @@ extension ObjectContext {
     _ object: ManagedObject, _ property: Property, old: consuming Any?, new: consuming Any?,
     changes: Bool
   ) {
-    let slot = property.slot
-    if object.isQuiet(slot) && !recorder.isRecording && !center.hasTaps {
-      let observation = object.swiftObservation
-      observation?.registrar.willSet(object, keyPath: ManagedObject.observationKeyPath(slot))
-      generation &+= 1
-      object.write(new, at: slot)
-      observation?.registrar.didSet(object, keyPath: ManagedObject.observationKeyPath(slot))
-      #if OBSERVEDGRAPH_INVARIANTS
-        checkAfterMutation(SingleEdit(PlannedEdit(.set(object, property, old: nil, new: nil))))
-      #endif
-      return
-    }
+    if isQuietSet(object, property.slot) { return setQuietly(object, property, new) }
     run(SingleEdit(PlannedEdit(.set(object, property, old: old, new: new), changes: changes))) {
       plan in
       makePlan(
@@ -84,6 +73,26 @@ extension ObjectContext {
           object, property, old: plan.edit.edit.old, new: plan.edit.edit.new, changes: true),
         replanning: true)
     }
+  }
+
+  /// Whether an attribute set of `slot` is quiet (see ``performAttribute(_:_:old:new:changes:)``):
+  /// a caller that has not worked out the old value yet can skip that too.
+  func isQuietSet(_ object: ManagedObject, _ slot: Int) -> Bool {
+    object.isQuiet(slot) && !recorder.isRecording && !center.hasTaps
+  }
+
+  /// The quiet set: the store, counted as a change of the graph, inside Swift Observation's
+  /// `willSet`/`didSet` when the object has a registrar.
+  func setQuietly(_ object: ManagedObject, _ property: Property, _ new: consuming Any?) {
+    let slot = property.slot
+    let observation = object.swiftObservation
+    observation?.registrar.willSet(object, keyPath: ManagedObject.observationKeyPath(slot))
+    generation &+= 1
+    object.write(new, at: slot)
+    observation?.registrar.didSet(object, keyPath: ManagedObject.observationKeyPath(slot))
+    #if OBSERVEDGRAPH_INVARIANTS
+      checkAfterMutation(SingleEdit(PlannedEdit(.set(object, property, old: nil, new: nil))))
+    #endif
   }
 
   /// Announces the plan and, unless a prior observer changed the graph meanwhile (then the plan

@@ -100,7 +100,7 @@ public struct AttributeType: Sendable, Hashable, CustomStringConvertible {
   ) -> AttributeType {
     AttributeType(
       kind: kind, valueType: type, name: kind.rawValue,
-      accepts: { $0 is T },
+      accepts: { Swift.type(of: $0) == T.self || $0 is T },
       coerce: { $0 as? T },
       equal: { lhs, rhs in
         guard let lhs = lhs as? T, let rhs = rhs as? T else { return false }
@@ -115,7 +115,7 @@ public struct AttributeType: Sendable, Hashable, CustomStringConvertible {
   {
     AttributeType(
       kind: kind, valueType: type, name: kind.rawValue,
-      accepts: { $0 is T },
+      accepts: { Swift.type(of: $0) == T.self || $0 is T },
       coerce: { value in
         if let value = value as? any BinaryInteger { return T(exactly: value) }
         return nil
@@ -136,7 +136,7 @@ public struct AttributeType: Sendable, Hashable, CustomStringConvertible {
   {
     AttributeType(
       kind: kind, valueType: type, name: kind.rawValue,
-      accepts: { $0 is T },
+      accepts: { Swift.type(of: $0) == T.self || $0 is T },
       coerce: { value in
         if let value = value as? Double { return T.fits(value) ? T(value) : nil }
         if let value = value as? Float { return T.fits(Double(value)) ? T(value) : nil }
@@ -214,7 +214,7 @@ public struct AttributeType: Sendable, Hashable, CustomStringConvertible {
   {
     AttributeType(
       kind: .transformable, valueType: type, name: "transformable(\(T.self))",
-      accepts: { $0 is T },
+      accepts: { Swift.type(of: $0) == T.self || $0 is T },
       coerce: { $0 as? T },
       equal: { lhs, rhs in
         guard let lhs = lhs as? T, let rhs = rhs as? T else { return false }

@@ -50,6 +50,10 @@ extension ManagedObject {
     guard property.isRelationship else {
       // Benchmark row "KVC set by string key": straight to the plan of one edit.
       let new = try context.validatedAttribute(value, for: property, of: self)
+      // A quiet set needs neither the old value nor the comparison.
+      if context.isQuietSet(self, property.slot) {
+        return context.setQuietly(self, property, new)
+      }
       let old = read(property.slot, tracking: false)
       return context.performAttribute(
         self, property, old: old, new: new, changes: property.differs(old, new))
