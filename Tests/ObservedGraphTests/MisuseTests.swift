@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 import UndoLog
 
@@ -229,6 +230,30 @@ struct MisuseTests {
     #expect(alive.isEmpty, "still alive: \(alive.map(\.objectID))")
     #expect(weakObjects.count >= 8)
     _ = tokens
+  }
+
+  /// An object's Swift Observation registrar lives exactly as long as the object: the handle
+  /// that reaches it without retains gives its one retain back when the object goes away.
+  @Test func aRegistrarLivesAsLongAsItsObject() throws {
+    weak var weakBox: SwiftObservation?
+    weak var weakBook: Book?
+    do {
+      let s = BookStore.scenario()
+      let book = s.context.insert(Book.self)
+      let box = try #require(book.registrar).box.takeUnretainedValue()
+      weakBox = box
+      weakBook = book
+      // Reads, quiet and full sets, and an observation through the registrar leave no retain.
+      withObservationTracking({ _ = book.title }, onChange: {})
+      book.title = "a"
+      book.title = "b"
+      try book.setValue("c", forKey: "title")
+      #expect(weakBox != nil)
+    }
+    #expect(weakBook == nil)
+    #expect(weakBox == nil)
+    let off = BookStore.scenario(participatesInSwiftObservation: false)
+    #expect(off.books[0].registrar == nil)
   }
 
   // MARK: Brackets

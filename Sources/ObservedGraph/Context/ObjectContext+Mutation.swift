@@ -85,11 +85,10 @@ extension ObjectContext {
   /// `willSet`/`didSet` when the object has a registrar.
   func setQuietly(_ object: ManagedObject, _ property: Property, _ new: consuming Any?) {
     let slot = property.slot
-    let observation = object.swiftObservation
-    observation?.registrar.willSet(object, keyPath: ManagedObject.observationKeyPath(slot))
+    object.registrar?.willSet(object, slot)
     generation &+= 1
     object.write(new, at: slot)
-    observation?.registrar.didSet(object, keyPath: ManagedObject.observationKeyPath(slot))
+    object.registrar?.didSet(object, slot)
     #if OBSERVEDGRAPH_INVARIANTS
       checkAfterMutation(SingleEdit(PlannedEdit(.set(object, property, old: nil, new: nil))))
     #endif

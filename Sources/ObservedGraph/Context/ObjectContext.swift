@@ -79,10 +79,10 @@ public final class ObjectContext {
   /// coding, key paths — is reported to the object's `ObservationRegistrar`, and every change,
   /// whatever made it (a typed set, key-value coding, a to-many proxy, a delete rule, undo, redo),
   /// tells the registrar before and after it applies. SwiftUI, `withObservationTracking` and
-  /// `Observations` then see the objects as they see an `@Observable` class; an object that was
-  /// never read has no registrar and its changes skip that step.
+  /// `Observations` then see the objects as they see an `@Observable` class. Each object gets its
+  /// registrar when it is made, as an `@Observable` object does.
   ///
-  /// Off, no object ever makes a registrar, reads report nothing and changes skip the step. Code
+  /// Off, no object has a registrar, reads report nothing and changes skip the step. Code
   /// that never uses Swift Observation — a server, a command-line tool, a test — saves its cost
   /// on every read and set. The library's own observation (``ManagedObject/observe(_:options:_:)``,
   /// objects-did-change events, ``ChangeRecorder``) works the same either way.

@@ -52,6 +52,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   /// every write and generic read of a value and written only while the model is built, so its
   /// reads skip the dynamic exclusivity check (benchmark row "set with undo recording on").
   @exclusivity(unchecked) var fields: ContiguousArray<FieldAccess?> = []
+  /// Per slot: the key path that names the slot to Swift Observation's registrar (every path —
+  /// typed, key-value coding, undo — names a slot with it, so that changes match reads). Read on
+  /// every tracked read and set (benchmark row "typed attribute read").
+  @exclusivity(unchecked) @usableFromInline var observationKeyPaths:
+    ContiguousArray<KeyPath<ManagedObject, Int>> = []
   /// The fields whose wrapper starts with another value than the entity's default (a model
   /// built from descriptions for a class with wrappers): a fresh object gets the default.
   var fieldDefaults: [(field: FieldAccess, value: Any?)] = []

@@ -403,6 +403,8 @@ extension ObjectModel {
     entity.initialStorage = ContiguousArray(inStorage.map(\.heldDefault))
     entity.storageIndex = ContiguousArray(repeating: -1, count: entity.properties.count)
     for (index, property) in inStorage.enumerated() { entity.storageIndex[property.slot] = index }
+    entity.observationKeyPaths = ContiguousArray(
+      entity.properties.map { ManagedObject.observationKeyPath($0.slot) })
     entity.notifiesAutomatically = entity.properties.map {
       entity.objectClass.automaticallyNotifiesObservers(forKey: $0.name)
     }

@@ -72,7 +72,11 @@ public struct Attribute<Value: AttributeValue> {
     @inline(__always) get {
       var slot = object[keyPath: storageKeyPath].slot
       if slot < 0 { slot = resolveSlot(&object[keyPath: storageKeyPath], in: object) }
-      if object.readHook(slot) { object.recordTypedRead(slot, keyPath: wrappedKeyPath) }
+      if let registrar = object.registrar, object.readsPlainly {
+        registrar.access(object, slot)
+      } else if object.readHook(slot) {
+        object.recordTypedRead(slot, keyPath: wrappedKeyPath)
+      }
       return object[keyPath: storageKeyPath].value
     }
     @inline(__always) set {
@@ -82,10 +86,10 @@ public struct Attribute<Value: AttributeValue> {
         // Nothing is left to track and only Swift Observation may hear it: count the change,
         // store the value.
         object.link.unsafelyUnwrapped.generation &+= 1
-        if object.hasRegistrar {
-          object.willSetQuietly(slot)
+        if let registrar = object.registrar {
+          registrar.willSet(object, slot)
           object[keyPath: storageKeyPath].value = newValue
-          object.didSetQuietly(slot)
+          registrar.didSet(object, slot)
         } else {
           object[keyPath: storageKeyPath].value = newValue
         }

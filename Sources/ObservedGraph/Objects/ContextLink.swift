@@ -9,7 +9,7 @@ final class ContextLink {
   unowned(unsafe) var context: ObjectContext?
   /// While a typed key path is being resolved for `observe`, the reads it makes; nil otherwise.
   /// Read by every typed getter, so its reads skip the dynamic exclusivity check.
-  @exclusivity(unchecked) var accessRecording: AccessRecording?
+  @exclusivity(unchecked) @usableFromInline var accessRecording: AccessRecording?
   /// The context's ``ObjectContext/participatesInSwiftObservation``, kept here so that a read
   /// learns it from the link it already holds.
   let participatesInSwiftObservation: Bool
@@ -28,6 +28,7 @@ final class ContextLink {
 }
 
 /// The reads made while a typed key path is read once to find out what it depends on.
+@usableFromInline
 final class AccessRecording {
   /// Each read, in order: the object, the slot, and the typed getter's key path if it was one.
   var reads: [(object: ManagedObject, slot: Int, keyPath: AnyKeyPath?)] = []

@@ -23,6 +23,11 @@ extension ManagedObject {
     return load(slot)
   }
 
+  /// Whether a typed getter's read needs nothing but the registrar's `access`: the object is
+  /// loaded and no typed key path is being resolved (benchmark row "typed attribute read").
+  @inlinable @inline(__always)
+  final var readsPlainly: Bool { !isFaultFlag && link.unsafelyUnwrapped.accessRecording == nil }
+
   /// The read hook of a typed getter, which then loads its field itself: fulfils a fault and
   /// reports the read to Swift Observation. Returns true while a typed key path is being
   /// resolved: the getter then reports its key path with ``recordTypedRead(_:keyPath:)`` (a key
@@ -31,10 +36,8 @@ extension ManagedObject {
   final func readHook(_ slot: Int) -> Bool {
     // The common case first (benchmark row "typed attribute read"): a loaded object that has a
     // registrar, outside a key path's resolution.
-    if let observation = swiftObservation, !isFaultFlag,
-      link.unsafelyUnwrapped.accessRecording == nil
-    {
-      observation.registrar.access(self, keyPath: ManagedObject.observationKeyPath(slot))
+    if let registrar, !isFaultFlag, link.unsafelyUnwrapped.accessRecording == nil {
+      registrar.access(self, slot)
       return false
     }
     if isFaultFlag { fulfilFaultOrStop() }
@@ -66,17 +69,13 @@ extension ManagedObject {
   }
 
   /// Reports a user's read: to the access recording while a typed key path is being resolved,
-  /// otherwise to Swift Observation (making the registrar on first use) if the context takes part
-  /// in it.
+  /// otherwise to Swift Observation if the context takes part in it.
   private func noteAccess(_ slot: Int, _ keyPath: AnyKeyPath?) {
     if let recording = link?.accessRecording {
       recording.reads.append((self, slot, keyPath))
       return
     }
-    guard link?.participatesInSwiftObservation != false else { return }
-    let observation = swiftObservation ?? SwiftObservation()
-    if swiftObservation == nil { swiftObservation = observation }
-    observation.registrar.access(self, keyPath: ManagedObject.observationKeyPath(slot))
+    registrar?.access(self, slot)
   }
 
   // MARK: Typed access
@@ -117,8 +116,8 @@ extension ManagedObject {
       }
       quietSlots |= 1 << UInt64(slot)
     }
-    if let observation = swiftObservation {
-      observation.registrar.willSet(self, keyPath: ManagedObject.observationKeyPath(slot))
+    if let registrar {
+      registrar.willSet(self, slot)
       return .quietReporting
     }
     #if OBSERVEDGRAPH_INVARIANTS
@@ -131,18 +130,18 @@ extension ManagedObject {
   /// Whether the object has a Swift Observation registrar: a quiet set then tells it `willSet`
   /// and `didSet` around the store.
   @inlinable @inline(__always)
-  final var hasRegistrar: Bool { swiftObservation != nil }
+  final var hasRegistrar: Bool { registrar != nil }
 
   /// Swift Observation's `willSet` of a quiet typed set.
   @usableFromInline
   final func willSetQuietly(_ slot: Int) {
-    swiftObservation?.registrar.willSet(self, keyPath: ManagedObject.observationKeyPath(slot))
+    registrar?.willSet(self, slot)
   }
 
   /// Swift Observation's `didSet` of a quiet typed set.
   @usableFromInline
   final func didSetQuietly(_ slot: Int) {
-    swiftObservation?.registrar.didSet(self, keyPath: ManagedObject.observationKeyPath(slot))
+    registrar?.didSet(self, slot)
   }
 
   /// Whether a typed set of `slot` needs nothing but the store, the count of the change, and the
@@ -158,7 +157,7 @@ extension ManagedObject {
   /// context's parts.
   @usableFromInline
   final func endQuietSet(_ slot: Int) {
-    swiftObservation?.registrar.didSet(self, keyPath: ManagedObject.observationKeyPath(slot))
+    registrar?.didSet(self, slot)
     #if OBSERVEDGRAPH_INVARIANTS
       if let context = link?.context {
         let edit = Edit.set(self, entity.properties[slot], old: nil, new: nil)
@@ -291,10 +290,61 @@ extension ManagedObject {
   }
 }
 
-/// The Swift Observation registrar of one object.
+/// The Swift Observation registrar of one object, boxed: the registrar's layout is opaque to this
+/// module, so an optional of it would cost value-witness calls on every test and copy.
 @usableFromInline
 final class SwiftObservation {
-  let registrar = ObservationRegistrar()
+  @usableFromInline let registrar = ObservationRegistrar()
+
+  @usableFromInline init() {}
+}
+
+/// An object's handle on its registrar's box, holding one retain of it that the object releases
+/// in its `deinit`. The registrar's calls borrow the box and the slot's key path (constants of
+/// the object and its entity, both alive for the call) instead of retaining and releasing them
+/// around the call, as a strong reference would (benchmark row "typed attribute read": two
+/// retain/release pairs, about 80 instructions of 280).
+@usableFromInline
+struct RegistrarHandle {
+  @usableFromInline let box: Unmanaged<SwiftObservation>
+
+  /// A handle on a new registrar.
+  static func make() -> RegistrarHandle { RegistrarHandle(box: .passRetained(SwiftObservation())) }
+
+  private init(box: Unmanaged<SwiftObservation>) { self.box = box }
+
+  /// Gives back the handle's retain; called once, by the object's `deinit`.
+  func release() { box.release() }
+
+  /// Calls `body` with the registrar and the key path that names `slot`, both borrowed.
+  @inlinable @inline(__always)
+  func with(
+    _ object: ManagedObject, _ slot: Int,
+    _ body: (borrowing ObservationRegistrar, KeyPath<ManagedObject, Int>) -> Void
+  ) {
+    box._withUnsafeGuaranteedRef { box in
+      Unmanaged.passUnretained(object.entity.observationKeyPaths[slot])
+        ._withUnsafeGuaranteedRef { body(box.registrar, $0) }
+    }
+  }
+
+  /// The registrar's `access` for a read of `slot`.
+  @inlinable @inline(__always)
+  func access(_ object: ManagedObject, _ slot: Int) {
+    with(object, slot) { $0.access(object, keyPath: $1) }
+  }
+
+  /// The registrar's `willSet` for a change of `slot`.
+  @usableFromInline
+  func willSet(_ object: ManagedObject, _ slot: Int) {
+    with(object, slot) { $0.willSet(object, keyPath: $1) }
+  }
+
+  /// The registrar's `didSet` for a change of `slot`.
+  @usableFromInline
+  func didSet(_ object: ManagedObject, _ slot: Int) {
+    with(object, slot) { $0.didSet(object, keyPath: $1) }
+  }
 }
 
 extension ManagedObject {

@@ -35,14 +35,12 @@ extension ObjectContext {
   @inline(__always)
   private func tellSwiftObservation<Plan: EditSequence>(_ plan: Plan, willSet: Bool) {
     for index in 0..<plan.count {
-      guard let observation = plan[index].object.swiftObservation,
-        let property = plan[index].property
-      else { continue }
-      let keyPath = ManagedObject.observationKeyPath(property.slot)
+      let object = plan[index].object
+      guard let registrar = object.registrar, let property = plan[index].property else { continue }
       if willSet {
-        observation.registrar.willSet(plan[index].object, keyPath: keyPath)
+        registrar.willSet(object, property.slot)
       } else {
-        observation.registrar.didSet(plan[index].object, keyPath: keyPath)
+        registrar.didSet(object, property.slot)
       }
     }
   }
