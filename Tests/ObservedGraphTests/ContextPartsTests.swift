@@ -36,6 +36,69 @@ struct ContextPartsTests {
     }
   }
 
+  @Test func theTrackerCatchesAnObjectThatForgotItsPlace() async {
+    await #expect(processExitsWith: .failure) {
+      let s = BookStore.scenario()
+      s.books[0].price = 1
+      s.books[0].dirtyIndex = 0
+      s.books[1].dirtyIndex = 0
+      s.context.tracker.checkInvariants()
+    }
+  }
+
+  /// The tracker's list of objects with unsaved changes follows every way in and out: changes,
+  /// undo back to clean, undo of an insert, saves.
+  @Test func theTrackerListsExactlyTheObjectsWithChanges() throws {
+    let s = BookStore.scenario()
+    let log = UndoLog()
+    s.context.undoLog = log
+    try s.context.save()
+    #expect(s.context.tracker.dirty.isEmpty)
+    s.books[0].price = 1
+    s.books[1].price = 2
+    let page = s.context.insert(Page.self)
+    s.context.processPendingChanges()
+    #expect(
+      Set(s.context.tracker.dirty.map(\.objectID))
+        == Set([s.books[0], s.books[1], page].map(\.objectID)))
+    try log.undo()  // all three back: the books clean, the page's insert undone
+    #expect(s.context.tracker.dirty.isEmpty)
+    #expect([s.books[0], s.books[1], page].allSatisfy { $0.dirtyIndex == -1 })
+    try log.redo()
+    #expect(s.context.tracker.dirty.count == 3)
+    s.context.tracker.checkInvariants()
+    try s.context.save()
+    #expect(s.context.tracker.dirty.isEmpty)
+    #expect(s.books[0].dirtyIndex == -1)
+  }
+
+  /// The registry's key table against a dictionary, over keys that fill and empty pages.
+  @Test func theKeyTableAgreesWithADictionary() {
+    var random = SplitMix64(seed: SplitMix64.seed(fallback: 0x7AB1E))
+    var table = KeyTable<Int>()
+    var reference: [Int64: Int] = [:]
+    for step in 0..<20_000 {
+      let key = Int64.random(in: 1...2_000, using: &random)
+      switch Int.random(in: 0..<3, using: &random) {
+      case 0, 1:
+        table[key] = step
+        reference[key] = step
+      default:
+        #expect(table.removeValue(forKey: key) == reference.removeValue(forKey: key))
+      }
+      #expect(table[key] == reference[key])
+      if step % 1_000 == 0 {
+        table.checkInvariants()
+        #expect(table.count == reference.count)
+        #expect(
+          Dictionary(uniqueKeysWithValues: table.entries.map { ($0.key, $0.value) }) == reference)
+      }
+    }
+    for key in Array(reference.keys) { table[key] = nil }
+    table.checkInvariants()
+    #expect(table.isEmpty && table.entries.isEmpty)
+  }
+
   @Test func theCenterCatchesAPendingObjectListedTwice() async {
     await #expect(processExitsWith: .failure) {
       let s = BookStore.scenario()

@@ -19,8 +19,8 @@ extension ObjectContext {
     processPendingChanges()
     var errors: [ObjectGraphError] = []
     // Sorted so that the combined error lists objects in insertion order on every run.
-    let dirty = tracker.dirty.values.filter { $0.lifecycle == .registered }
-    for object in dirty.sorted(by: { $0.objectID.key < $1.objectID.key }) {
+    let dirty = tracker.dirty.filter { $0.lifecycle == .registered }
+    for object in dirty.sorted(by: { $0.objectKey < $1.objectKey }) {
       do {
         if object.isInserted {
           try object.validateForInsert()

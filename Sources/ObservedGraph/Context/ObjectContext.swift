@@ -69,7 +69,8 @@ public final class ObjectContext {
     let store = UUID()
     self.registry = ObjectRegistry(storeIdentifier: store)
     self.recorder = UndoRecorder(storeIdentifier: store)
-    self.link = ContextLink(nil, participatesInSwiftObservation: participatesInSwiftObservation)
+    self.link = ContextLink(
+      nil, storeIdentifier: store, participatesInSwiftObservation: participatesInSwiftObservation)
     link.context = self
   }
 
@@ -219,24 +220,24 @@ public final class ObjectContext {
 
   /// Objects inserted since the last save and not deleted.
   public var insertedObjects: Set<ManagedObject> {
-    Set(tracker.dirty.values.filter { $0.isInserted })
+    Set(tracker.dirty.filter { $0.isInserted })
   }
 
   /// Saved objects changed since the last save and not deleted.
   public var updatedObjects: Set<ManagedObject> {
-    Set(tracker.dirty.values.filter { $0.isUpdated })
+    Set(tracker.dirty.filter { $0.isUpdated })
   }
 
   /// Saved objects deleted since the last save: what the next save removes from the store.
   /// Objects inserted and deleted since the last save are deleted (``ManagedObject/isDeleted``)
   /// but not listed here: the store never had them.
   public var deletedObjects: Set<ManagedObject> {
-    Set(tracker.dirty.values.filter { $0.isDeleted && !$0.isInsertedFlag })
+    Set(tracker.dirty.filter { $0.isDeleted && !$0.isInsertedFlag })
   }
 
   /// Whether a save would write anything: an object was inserted, changed or deleted since the
   /// last save.
-  public var hasChanges: Bool { tracker.dirty.values.contains { $0.hasChanges } }
+  public var hasChanges: Bool { tracker.dirty.contains { $0.hasChanges } }
 
   // MARK: Checks
 

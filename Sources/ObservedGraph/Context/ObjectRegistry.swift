@@ -27,7 +27,7 @@ final class ObjectRegistry {
       // Objects let go are released after the loop: one that ends leaves the table from its
       // `deinit`, which must not happen while the table is being walked.
       var letGo: [ManagedObject] = []
-      for key in Array(registered.keys) {
+      for key in registered.keys {
         if retainsObjects {
           registered[key]!.strong = registered[key]!.object
         } else if let strong = registered[key]!.strong {
@@ -40,9 +40,9 @@ final class ObjectRegistry {
   }
   private var nextKey: Int64 = 1
   /// Registered objects by key (keys are unique within the store): one table, one small entry
-  /// per object (benchmark row "heap bytes per object").
-  private(set) var registered: [Int64: Entry] = [:]
-  private var detached: [Int64: Entry] = [:]
+  /// per object, in pages of consecutive keys (benchmark row "heap bytes per object").
+  private(set) var registered = KeyTable<Entry>()
+  private var detached = KeyTable<Entry>()
   #if OBSERVEDGRAPH_INVARIANTS
     private var fullChecks = FullCheckSchedule()
   #endif
@@ -92,7 +92,7 @@ final class ObjectRegistry {
   /// Registers an object: it becomes part of the context.
   func register(_ object: ManagedObject) {
     object.lifecycle = .registered
-    let key = object.objectID.key
+    let key = object.objectKey
     detached[key] = nil
     registered[key] = Entry(object: object, strong: retainsObjects ? object : nil)
     reserve(upTo: key)
@@ -101,7 +101,7 @@ final class ObjectRegistry {
   /// Takes an object out of the context, keeping it findable for undo.
   func detach(_ object: ManagedObject) {
     object.lifecycle = .detached
-    let key = object.objectID.key
+    let key = object.objectKey
     detached[key] = Entry(object: object, strong: nil)
     // Last: releasing the entry's strong reference may end the object, which calls `forget`.
     let entry = registered.removeValue(forKey: key)
@@ -109,11 +109,11 @@ final class ObjectRegistry {
   }
 
   /// Called from an object's `deinit`: it leaves whichever table holds it.
-  func forget(_ id: ObjectID, _ identity: ObjectIdentifier) {
-    if let entry = registered[id.key], ObjectIdentifier(entry.object) == identity {
-      registered[id.key] = nil
-    } else if let entry = detached[id.key], ObjectIdentifier(entry.object) == identity {
-      detached[id.key] = nil
+  func forget(_ key: Int64, _ identity: ObjectIdentifier) {
+    if let entry = registered[key], ObjectIdentifier(entry.object) == identity {
+      registered[key] = nil
+    } else if let entry = detached[key], ObjectIdentifier(entry.object) == identity {
+      detached[key] = nil
     }
   }
 
@@ -123,7 +123,7 @@ final class ObjectRegistry {
     // Hold them while they are invalidated: invalidating drops relationships, which may release
     // objects.
     for object in objects { object.invalidate() }
-    let tables = (registered, detached)
+    let tables = (registered.values, detached.values)
     registered.removeAll()
     detached.removeAll()
     _ = (objects, tables)
@@ -142,7 +142,7 @@ final class ObjectRegistry {
       for object in touched {
         let table = object.lifecycle == .registered ? registered : detached
         precondition(
-          table[object.objectID.key].map { $0.object === object } ?? false,
+          table[object.objectKey].map { $0.object === object } ?? false,
           "\(object.objectID) is \(object.lifecycle) but not in that table")
       }
     #endif
@@ -151,7 +151,9 @@ final class ObjectRegistry {
   /// Every entry holds the object of its key, in the right lifecycle; registered objects are
   /// retained exactly when the registry retains objects; detached ones never are.
   func checkInvariants() {
-    for (key, entry) in registered {
+    registered.checkInvariants()
+    detached.checkInvariants()
+    for (key, entry) in registered.entries {
       let id = entry.object.objectID
       precondition(id.key == key, "registry entry \(key) holds \(id)")
       precondition(
@@ -162,7 +164,7 @@ final class ObjectRegistry {
         "\(id) is \(entry.strong == nil ? "not " : "")retained while the registry "
           + (retainsObjects ? "retains" : "does not retain") + " objects")
     }
-    for (key, entry) in detached {
+    for (key, entry) in detached.entries {
       let id = entry.object.objectID
       precondition(id.key == key, "detached entry \(key) holds \(id)")
       precondition(

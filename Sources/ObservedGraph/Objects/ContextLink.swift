@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one reference from objects to their context, shared by every object of the context.
 ///
 /// Objects hold the link strongly and the link holds the context without retaining it; the context
@@ -21,8 +23,15 @@ final class ContextLink {
   /// are void (see `ManagedObject.quietSlots`).
   @exclusivity(unchecked) @usableFromInline var quietEpoch: UInt32 = 1
 
-  init(_ context: ObjectContext?, participatesInSwiftObservation: Bool = true) {
+  /// The identifier of the context's store: the first part of each object's ``ObjectID``, kept
+  /// here once for all the context's objects (see `ManagedObject.objectKey`).
+  let storeIdentifier: UUID
+
+  init(
+    _ context: ObjectContext?, storeIdentifier: UUID, participatesInSwiftObservation: Bool = true
+  ) {
     self.context = context
+    self.storeIdentifier = storeIdentifier
     self.participatesInSwiftObservation = participatesInSwiftObservation
   }
 }

@@ -97,7 +97,7 @@ protocol FieldDeclaring {
 }
 
 /// The slot number written into a prototype's wrapper to check its offset.
-private let offsetCheckMarker = -3
+private let offsetCheckMarker: Int32 = -3
 
 extension Attribute: FieldDeclaring {
   func fieldAccess(at offset: Int, label: String, in prototype: ManagedObject) -> FieldAccess {
@@ -108,7 +108,7 @@ extension Attribute: FieldDeclaring {
     }
     // Write a marker where the wrapper's slot should be, and read the wrapper back by name.
     let base = Unmanaged.passUnretained(prototype).toOpaque()
-    let slot = (base + offset + slotOffset).assumingMemoryBound(to: Int.self)
+    let slot = (base + offset + slotOffset).assumingMemoryBound(to: Int32.self)
     let saved = slot.pointee
     slot.pointee = offsetCheckMarker
     let seen = Self.wrapper(label, in: prototype)?.slot

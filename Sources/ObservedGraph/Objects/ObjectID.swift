@@ -95,6 +95,10 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
   }
 
   static let scheme = "og"
+
+  /// The store identifier of the prototypes a model reads its classes' wrappers from, which
+  /// belong to no context.
+  static let noStore = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 }
 
 /// An identifier is archived as its ``ObjectID/uriRepresentation`` string.
