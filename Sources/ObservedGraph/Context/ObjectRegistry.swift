@@ -27,13 +27,9 @@ final class ObjectRegistry {
       // Objects let go are released after the loop: one that ends leaves the table from its
       // `deinit`, which must not happen while the table is being walked.
       var letGo: [ManagedObject] = []
-      for key in registered.keys {
-        if retainsObjects {
-          registered[key]!.strong = registered[key]!.object
-        } else if let strong = registered[key]!.strong {
-          letGo.append(strong)
-          registered[key]!.strong = nil
-        }
+      for (key, entry) in registered.entries {
+        if case .retained(let object) = entry { letGo.append(object) }
+        registered[key] = Entry(entry.object, retained: retainsObjects)
       }
       _ = letGo
     }
@@ -47,11 +43,37 @@ final class ObjectRegistry {
     private var fullChecks = FullCheckSchedule()
   #endif
 
-  /// A reference that does not keep its object alive — valid while the object is in a table,
-  /// which it leaves in its `deinit` — and, while the registry retains objects, one that does.
-  struct Entry {
-    unowned(unsafe) let object: ManagedObject
-    var strong: ManagedObject?
+  /// A reference that keeps its object alive (while the registry retains objects), or one that
+  /// does not — valid while the object is in a table, which it leaves in its `deinit`. One
+  /// pointer: the case lives in the pointer's spare bits (benchmark row "heap bytes per object").
+  enum Entry {
+    case retained(ManagedObject)
+    case unretained(Unmanaged<ManagedObject>)
+
+    init(_ object: ManagedObject, retained: Bool) {
+      self = retained ? .retained(object) : .unretained(.passUnretained(object))
+    }
+
+    var object: ManagedObject {
+      switch self {
+      case .retained(let object): object
+      case .unretained(let reference): reference.takeUnretainedValue()
+      }
+    }
+
+    /// Where the object is, without a reference to it (an object leaving from its `deinit` may
+    /// not be referenced again).
+    var address: UnsafeMutableRawPointer {
+      switch self {
+      case .retained(let object): Unmanaged.passUnretained(object).toOpaque()
+      case .unretained(let reference): reference.toOpaque()
+      }
+    }
+
+    var isRetained: Bool {
+      if case .retained = self { return true }
+      return false
+    }
   }
 
   init(storeIdentifier: UUID) {
@@ -94,7 +116,7 @@ final class ObjectRegistry {
     object.lifecycle = .registered
     let key = object.objectKey
     detached[key] = nil
-    registered[key] = Entry(object: object, strong: retainsObjects ? object : nil)
+    registered[key] = Entry(object, retained: retainsObjects)
     reserve(upTo: key)
   }
 
@@ -102,17 +124,17 @@ final class ObjectRegistry {
   func detach(_ object: ManagedObject) {
     object.lifecycle = .detached
     let key = object.objectKey
-    detached[key] = Entry(object: object, strong: nil)
+    detached[key] = Entry(object, retained: false)
     // Last: releasing the entry's strong reference may end the object, which calls `forget`.
     let entry = registered.removeValue(forKey: key)
     _ = entry
   }
 
   /// Called from an object's `deinit`: it leaves whichever table holds it.
-  func forget(_ key: Int64, _ identity: ObjectIdentifier) {
-    if let entry = registered[key], ObjectIdentifier(entry.object) == identity {
+  func forget(_ key: Int64, at address: UnsafeMutableRawPointer) {
+    if registered[key]?.address == address {
       registered[key] = nil
-    } else if let entry = detached[key], ObjectIdentifier(entry.object) == identity {
+    } else if detached[key]?.address == address {
       detached[key] = nil
     }
   }
@@ -160,8 +182,8 @@ final class ObjectRegistry {
         entry.object.lifecycle == .registered, "\(id) registered but \(entry.object.lifecycle)")
       precondition(detached[key] == nil, "\(id) both registered and detached")
       precondition(
-        (entry.strong != nil) == retainsObjects,
-        "\(id) is \(entry.strong == nil ? "not " : "")retained while the registry "
+        entry.isRetained == retainsObjects,
+        "\(id) is \(entry.isRetained ? "" : "not ")retained while the registry "
           + (retainsObjects ? "retains" : "does not retain") + " objects")
     }
     for (key, entry) in detached.entries {
@@ -169,7 +191,7 @@ final class ObjectRegistry {
       precondition(id.key == key, "detached entry \(key) holds \(id)")
       precondition(
         entry.object.lifecycle == .detached, "\(id) detached but \(entry.object.lifecycle)")
-      precondition(entry.strong == nil, "detached \(id) is retained")
+      precondition(!entry.isRetained, "detached \(id) is retained")
     }
   }
 }

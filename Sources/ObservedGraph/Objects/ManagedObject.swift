@@ -133,7 +133,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     // The registry holds objects without retaining them (it keeps some alive through a separate
     // strong table); an object going away leaves it here.
     if lifecycle == .registered || lifecycle == .detached, let context = link?.context {
-      context.registry.forget(objectKey, ObjectIdentifier(self))
+      context.registry.forget(objectKey, at: Unmanaged.passUnretained(self).toOpaque())
     }
   }
 
