@@ -61,13 +61,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// Whether the values are not loaded yet: the first read asks the context to fulfil the fault.
   @usableFromInline final var isFaultFlag = false { didSet { quietSlots = 0 } }
   /// The context's `quietEpoch` when `quietSlots` was last set.
-  @exclusivity(unchecked) @usableFromInline var quietEpoch: UInt32 = 0
+  @exclusivity(unchecked) @usableFromInline final var quietEpoch: UInt32 = 0
   /// Bit `s` (for slots below 64): a typed set of slot `s` needs nothing but the store (inside the
   /// registrar's `willSet` and `didSet` when the object has one) — no observer of the object, the
   /// object live and loaded, the slot tracked and pending, and (while `quietEpoch` matches the
   /// context's) no undo log and no tap. The typed
   /// setter tests it inline (benchmark row "typed attribute set"); `beginTypedSet` sets it.
-  @exclusivity(unchecked) @usableFromInline var quietSlots: UInt64 = 0
+  @exclusivity(unchecked) @usableFromInline final var quietSlots: UInt64 = 0
   #if OBSERVEDGRAPH_INVARIANTS
     /// Which slots changed since the last save, with their committed values (the change
     /// tracker's).
