@@ -27,7 +27,7 @@ extension ObjectContext {
       precondition(
         recorder.log == nil && !center.hasTaps && object.observers == nil
           && object.isLive && !object.isFaultFlag
-          && slots.allSatisfy { object.changes.contains($0) && object.pending.slots.contains($0) },
+          && slots.allSatisfy { object.changes.contains($0) && object.pendingContains($0) },
         "\(object.objectID) has quiet slots \(slots) that are not quiet")
     }
   }

@@ -218,7 +218,7 @@ extension ManagedObject {
   /// already tracked as changed and pending for the next event (its first set since the last save
   /// and the last event did both).
   final func isQuiet(_ slot: Int) -> Bool {
-    observers == nil && changes.contains(slot) && pending.slots.contains(slot)
+    observers == nil && changes.contains(slot) && pendingContains(slot)
   }
 
   /// Whether the object is registered and not deleted: it may change and be related.
@@ -285,7 +285,7 @@ extension ManagedObject {
     lifecycle = .invalid
     // A fault stays one: it has no values to show, and it can no longer load them.
     changes.removeAll()
-    pending = PendingState()
+    clearPending()
     for property in entity.relationshipProperties { write(nil, at: property.slot) }
   }
 }

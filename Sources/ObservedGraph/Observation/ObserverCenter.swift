@@ -107,7 +107,7 @@ final class ObserverCenter {
 
   func notePending(_ object: ManagedObject, _ slot: Int) {
     list(object)
-    object.pending.slots.insert(slot)
+    object.insertPending(slot)
   }
 
   func notePending(_ change: LifecycleChange, _ object: ManagedObject) {
@@ -146,15 +146,15 @@ final class ObserverCenter {
     pendingObjects.removeAll()
     for object in objects {
       let pending = object.pending
-      object.pending = PendingState()
+      let slots = object.pendingSlots
+      object.clearPending()
       switch (pending.inserted, pending.deleted) {
       case (true, true): continue
       case (true, false): event.inserted.insert(object.objectID)
       case (false, true): event.deleted.insert(object.objectID)
       case (false, false):
-        guard !pending.slots.isEmpty else { continue }
-        event.updated[object.objectID] = Set(
-          pending.slots.members.map { object.entity.properties[$0].name })
+        guard !slots.isEmpty else { continue }
+        event.updated[object.objectID] = Set(slots.map { object.entity.properties[$0].name })
       }
     }
     return event.isEmpty ? nil : event
@@ -162,7 +162,7 @@ final class ObserverCenter {
 
   /// Forgets pending news (reset).
   func discardPending() {
-    for object in pendingObjects { object.pending = PendingState() }
+    for object in pendingObjects { object.clearPending() }
     pendingObjects.removeAll()
   }
 
@@ -219,7 +219,7 @@ final class ObserverCenter {
         return
       }
       precondition(observerCount >= 0, "observer count \(observerCount) is negative")
-      for object in touched where !object.pending.isEmpty {
+      for object in touched where object.hasPendingNews {
         precondition(object.pending.listed, "\(object.objectID) has news but is not listed")
       }
     #endif
