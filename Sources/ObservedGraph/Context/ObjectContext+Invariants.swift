@@ -25,9 +25,11 @@ extension ObjectContext {
     for object in objects where object.quietSlots != 0 && object.quietEpoch == link.quietEpoch {
       let slots = (0..<64).filter { object.quietSlots & (1 << UInt64($0)) != 0 }
       precondition(
-        recorder.log == nil && !center.hasTaps && object.observers == nil
-          && object.isLive && !object.isFaultFlag
-          && slots.allSatisfy { object.changes.contains($0) && object.pendingContains($0) },
+        recorder.log == nil && !center.hasTaps && object.isLive && !object.isFaultFlag
+          && slots.allSatisfy {
+            object.changes.contains($0) && object.pendingContains($0)
+              && object.observers?.takesTypedSets($0) != false
+          },
         "\(object.objectID) has quiet slots \(slots) that are not quiet")
     }
   }

@@ -51,7 +51,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   /// ``Attribute`` (the value lives in the wrapper), nil when the slot array holds it. Read on
   /// every write and generic read of a value and written only while the model is built, so its
   /// reads skip the dynamic exclusivity check (benchmark row "set with undo recording on").
-  @exclusivity(unchecked) var fields: ContiguousArray<FieldAccess?> = []
+  @exclusivity(unchecked) @usableFromInline var fields: ContiguousArray<FieldAccess?> = []
   /// Per slot: the key path that names the slot to Swift Observation's registrar (every path —
   /// typed, key-value coding, undo — names a slot with it, so that changes match reads). Read on
   /// every tracked read and set (benchmark row "typed attribute read").

@@ -88,7 +88,9 @@ public struct Attribute<Value: AttributeValue> {
         // Nothing is left to track and only Swift Observation may hear it: count the change,
         // store the value.
         object.link.unsafelyUnwrapped.generation &+= 1
-        if let registrar = object.registrar {
+        if object.observers != nil {
+          setObserved(object, slot: slot, newValue)
+        } else if let registrar = object.registrar {
           registrar.willSet(object, slot)
           object[keyPath: storageKeyPath].value = newValue
           registrar.didSet(object, slot)
@@ -97,14 +99,78 @@ public struct Attribute<Value: AttributeValue> {
         }
         return
       }
-      switch object.beginTypedSet(slot) {
-      case .quiet:
-        object[keyPath: storageKeyPath].value = newValue
-      case .quietReporting:
-        object[keyPath: storageKeyPath].value = newValue
-        object.endQuietSet(slot)
-      case .full:
-        commit(object, slot: slot, old: object[keyPath: storageKeyPath].value, new: newValue)
+      set(object, slot: slot, newValue)
+    }
+  }
+
+  /// A typed set that the inlined setter did not find quiet: asks the object how it goes on
+  /// (``ManagedObject/beginTypedSet(_:)``) and reaches the field through its ``TypedFieldAccess``.
+  /// Out of line, so the setter stays small enough to inline into every caller (benchmark row
+  /// "typed attribute set"), and specialized for `Value` in the caller's module.
+  @inlinable @inline(never)
+  static func set(_ object: ManagedObject, slot: Int, _ newValue: Value) {
+    // The slot is an @Attribute's, so its field access is of this type.
+    let field = unsafeDowncast(
+      object.entity.fields[slot].unsafelyUnwrapped, to: TypedFieldAccess<Value>.self)
+    switch object.beginTypedSet(slot) {
+    case .quiet:
+      field.address(in: object).pointee = newValue
+    case .quietReporting:
+      field.address(in: object).pointee = newValue
+      object.endQuietSet(slot)
+    case .observed:
+      let old = field.address(in: object).pointee
+      field.address(in: object).pointee = newValue
+      object.endQuietSet(slot)
+      deliver(object, slot: slot, old: old, new: newValue)
+    case .full:
+      commit(object, slot: slot, old: field.address(in: object).pointee, new: newValue)
+    }
+  }
+
+  /// A quiet typed set of a slot whose typed observers are all that hear it (see
+  /// ``ManagedObject/quietSlots``): keeps the old value, stores inside the registrar's calls, and
+  /// calls the observers. Out of line, and specialized for `Value` in the caller's module.
+  @inlinable @inline(never)
+  static func setObserved(_ object: ManagedObject, slot: Int, _ newValue: Value) {
+    // The slot is an @Attribute's, so its field holds a `Value` at this offset (the field access
+    // itself is only read, not held).
+    let offset = object.entity.fields[slot].unsafelyUnwrapped.offset
+    let address = (Unmanaged.passUnretained(object).toOpaque() + offset)
+      .assumingMemoryBound(to: Value.self)
+    let old = address.pointee
+    if let registrar = object.registrar {
+      registrar.willSet(object, slot)
+      address.pointee = newValue
+      registrar.didSet(object, slot)
+    } else {
+      address.pointee = newValue
+    }
+    #if OBSERVEDGRAPH_INVARIANTS
+      object.checkQuietSet(slot)
+    #endif
+    deliver(object, slot: slot, old: old, new: newValue)
+  }
+
+  /// A typed set whose only listeners are the slot's typed observers: each gets the old and new
+  /// values in the attribute's own type, in registration order. The list is taken before the
+  /// first call, so observers a handler adds or removes do not change this delivery (as on the
+  /// whole path). Out of line, so the accessors above stay small, and specialized for `Value` in
+  /// the caller's module.
+  @inlinable @inline(__always)
+  static func deliver(_ object: ManagedObject, slot: Int, old: Value, new: Value) {
+    // The list is held for the delivery; each observer (held by the list) and its delivery (held
+    // by the observer) are borrowed, not retained around each call.
+    let observers = object.observers.unsafelyUnwrapped.typedLists[slot]
+    observers.withUnsafeBufferPointer { observers in
+      for index in observers.indices {
+        Unmanaged.passUnretained(observers[index])._withUnsafeGuaranteedRef { observer in
+          guard observer.isValid else { return }
+          // The table lists only observers registered with a `TypedDelivery` of this slot's type.
+          let delivery = observer.typed.unsafelyUnwrapped
+          Unmanaged.passUnretained(unsafeDowncast(delivery, to: TypedDelivery<Value>.self))
+            ._withUnsafeGuaranteedRef { $0.deliver(old: old, new: new) }
+        }
       }
     }
   }

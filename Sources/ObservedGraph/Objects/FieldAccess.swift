@@ -10,9 +10,10 @@
 /// built on). It is checked when the model is built, for every field: a marker written at the
 /// offset must be what `Mirror` then reads in the wrapper. A class whose layout cannot be checked
 /// stops the model build with a message instead of reading the wrong bytes later.
+@usableFromInline
 class FieldAccess {
   /// The byte offset of the wrapper's `value` field from the start of the object.
-  let offset: Int
+  @usableFromInline let offset: Int
 
   init(offset: Int) {
     self.offset = offset
@@ -27,9 +28,13 @@ class FieldAccess {
   func store(_ held: Any?, in object: ManagedObject) {
     preconditionFailure("ObservedGraph: FieldAccess is abstract")
   }
+
+  /// The type of the field's value.
+  var valueType: Any.Type { preconditionFailure("ObservedGraph: FieldAccess is abstract") }
 }
 
 /// The ``FieldAccess`` of an `Attribute<Value>`.
+@usableFromInline
 final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
   /// Whether `Value` is an `Optional`, asked once: the held form of anything else is the value
   /// itself, with no dynamic cast on the way in or out (benchmark rows "KVC set by string key",
@@ -45,13 +50,16 @@ final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
       isOptional ? Attribute<Value>.value(held: held) : held.unsafelyUnwrapped as! Value
   }
 
+  override var valueType: Any.Type { Value.self }
+
   /// A value in held form: nil for an empty optional.
   func held(_ value: Value) -> Any? {
     isOptional ? Attribute<Value>.held(value) : value
   }
 
   /// The field in `object`: valid while the object is alive (the caller holds it).
-  private func address(in object: ManagedObject) -> UnsafeMutablePointer<Value> {
+  @inlinable
+  func address(in object: ManagedObject) -> UnsafeMutablePointer<Value> {
     (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: Value.self)
   }
 }

@@ -88,6 +88,10 @@ extension ManagedObject {
     case quiet
     /// As `quiet`, then ``endQuietSet(_:)`` (Swift Observation's `didSet`; debug checks).
     case quietReporting
+    /// As `quietReporting`, but the slot has observers, all of them typed (see
+    /// ``ObserverTable/typedSlots``): the setter keeps the old value, stores, calls
+    /// ``endQuietSet(_:)`` and hands both values to the observers as they are.
+    case observed
     /// The set takes the whole mutation path: the setter hands the old and new values to
     /// ``commitAttribute(slot:old:new:changes:)``.
     case full
@@ -103,7 +107,9 @@ extension ManagedObject {
   final func beginTypedSet(_ slot: Int) -> TypedSet {
     if isFaultFlag { fulfilFaultOrStop() }
     let context = typedSetContext(slot: slot)
-    guard isQuiet(slot) && !context.recorder.isRecording && !context.center.hasTaps else {
+    guard isQuiet(slot) || isQuietObserved(slot), !context.recorder.isRecording,
+      !context.center.hasTaps
+    else {
       return .full
     }
     context.generation &+= 1
@@ -115,6 +121,10 @@ extension ManagedObject {
         quietEpoch = context.link.quietEpoch
       }
       quietSlots |= 1 << UInt64(slot)
+    }
+    if observers != nil {
+      registrar?.willSet(self, slot)
+      return .observed
     }
     if let registrar {
       registrar.willSet(self, slot)
@@ -158,6 +168,12 @@ extension ManagedObject {
   @usableFromInline
   final func endQuietSet(_ slot: Int) {
     registrar?.didSet(self, slot)
+    checkQuietSet(slot)
+  }
+
+  /// The debug checks of the context's parts after a quiet set (nothing in release builds).
+  @usableFromInline
+  final func checkQuietSet(_ slot: Int) {
     #if OBSERVEDGRAPH_INVARIANTS
       if let context = link?.context {
         let edit = Edit.set(self, entity.properties[slot], old: nil, new: nil)
@@ -219,6 +235,12 @@ extension ManagedObject {
   /// and the last event did both).
   final func isQuiet(_ slot: Int) -> Bool {
     observers == nil && changes.contains(slot) && pendingContains(slot)
+  }
+
+  /// Whether a typed set of `slot` concerns nobody but storage and the slot's observers, all of
+  /// them typed: they can be called directly with the typed values (see ``TypedSet/observed``).
+  final func isQuietObserved(_ slot: Int) -> Bool {
+    observers?.takesTypedSets(slot) == true && changes.contains(slot) && pendingContains(slot)
   }
 
   /// Whether the object is registered and not deleted: it may change and be related.

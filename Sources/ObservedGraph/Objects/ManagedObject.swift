@@ -63,10 +63,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// The context's `quietEpoch` when `quietSlots` was last set.
   @exclusivity(unchecked) @usableFromInline final var quietEpoch: UInt32 = 0
   /// Bit `s` (for slots below 64): a typed set of slot `s` needs nothing but the store (inside the
-  /// registrar's `willSet` and `didSet` when the object has one) — no observer of the object, the
-  /// object live and loaded, the slot tracked and pending, and (while `quietEpoch` matches the
-  /// context's) no undo log and no tap. The typed
-  /// setter tests it inline (benchmark row "typed attribute set"); `beginTypedSet` sets it.
+  /// registrar's `willSet` and `didSet` when the object has one) and, when the object has
+  /// observers, a call of the slot's typed observers (the observer table's `typedSlots`: no other
+  /// observer of the object hears slot `s`) — the object live and loaded, the slot tracked and
+  /// pending, and (while `quietEpoch` matches the context's) no undo log and no tap. The typed
+  /// setter tests it inline (benchmark rows "typed attribute set" and "set with one old+new
+  /// observer"); `beginTypedSet` sets it; any change of the observer table voids it.
   @exclusivity(unchecked) @usableFromInline final var quietSlots: UInt64 = 0
   #if OBSERVEDGRAPH_INVARIANTS
     /// Which slots changed since the last save, with their committed values (the change
@@ -83,7 +85,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// is not in it (the tracker's). Declared here, it takes the padding after `pending`.
   var dirtyIndex: Int32 = -1
   /// Observers of this object's keys; nil until the first observer is added.
-  var observers: ObserverTable? { didSet { quietSlots = 0 } }
+  @exclusivity(unchecked) @usableFromInline final var observers: ObserverTable? {
+    didSet { quietSlots = 0 }
+  }
   /// The Swift Observation registrar: made with the object when its context takes part in Swift
   /// Observation (as `@Observable` makes its own), nil otherwise. Reached without retains
   /// (benchmark rows "typed attribute read" and "typed attribute set, participation on").

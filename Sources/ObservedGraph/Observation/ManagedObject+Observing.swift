@@ -34,8 +34,17 @@ extension KeyValueObserving where Self: ManagedObject {
     // Inlinable (benchmark row "same with 1 observer getting old+new"): the closure that types each
     // change is specialized for `Value` in the caller's module instead of running as generic code.
     let convert = Self._converter(to: Value.self)
+    // Only the object's own observer table calls `typed` and `direct`, while the object is alive
+    // (the change being delivered holds it): the object is borrowed, neither retained by the
+    // closures nor around each call.
+    let object = Unmanaged.passUnretained(self)
     return _observe(
       keyPath, options: options,
+      // For an attribute: typed sets that nothing else hears call this with the values as they
+      // are.
+      typed: TypedDelivery(options: options) { change in
+        object._withUnsafeGuaranteedRef { changeHandler($0, change) }
+      },
       // Unowned: only the object's own observer table calls this, while the object is alive.
       direct: { [unowned(unsafe) self] raw in
         changeHandler(
@@ -45,10 +54,12 @@ extension KeyValueObserving where Self: ManagedObject {
             newValue: raw.newValue.map(convert),
             indexes: raw.indexes, isPrior: raw.isPrior))
       },
-      computed: { [weak self] raw in
-        guard let self else { return }
+      // Given the object rather than capturing it weakly: a weak reference, even one never used,
+      // moves all of the object's reference counting to the slow path (benchmark row "set with
+      // one old+new observer").
+      computed: { object, raw in
         changeHandler(
-          self,
+          unsafeDowncast(object, to: Self.self),
           ObservedChange(
             kind: raw.kind, oldValue: raw.oldValue.map { $0 as! Value },
             newValue: raw.newValue.map { $0 as! Value }, indexes: raw.indexes, isPrior: raw.isPrior)
@@ -62,8 +73,9 @@ extension KeyValueObserving where Self: ManagedObject {
   @usableFromInline
   func _observe<Value>(
     _ keyPath: KeyPath<Self, Value>, options: ObservationOptions,
+    typed: TypedDelivery<Value>,
     direct: @escaping (ObservedChange<Any?>) -> Void,
-    computed: @escaping (ObservedChange<Any?>) -> Void
+    computed: @escaping (ManagedObject, ObservedChange<Any?>) -> Void
   ) -> ObservationToken {
     guard let context, let link else { return ObservationToken.ended() }
     // Read the key path once, recording every read the read hook sees.
@@ -75,7 +87,11 @@ extension KeyValueObserving where Self: ManagedObject {
     if reads.count == 1, reads[0].object === self, reads[0].keyPath == keyPath as AnyKeyPath {
       let property = entity.properties[reads[0].slot]
       if type(of: self).keyPathsForValuesAffectingValue(forKey: property.name).isEmpty {
-        return observeSlot(property, context: context, options: options) { raw in
+        // An attribute whose value lives in a field of this very type also takes typed sets.
+        let takesTyped = entity.fields[property.slot]?.valueType == Value.self
+        return observeSlot(
+          property, context: context, options: options, typed: takesTyped ? typed : nil
+        ) { raw in
           direct(raw.typed { $0 })
         }
       }
@@ -88,7 +104,10 @@ extension KeyValueObserving where Self: ManagedObject {
     return observePaths(
       readPaths(reads), context: context, options: options,
       current: { ($0 as! Self)[keyPath: keyPath] },
-      deliver: { raw in computed(raw.typed { $0 }) })
+      deliver: { [weak self] raw in
+        guard let self else { return }
+        computed(self, raw.typed { $0 })
+      })
   }
 
   /// The key paths from this object that a recorded read reached: a read of an object reached
@@ -252,10 +271,11 @@ extension ManagedObject {
   /// Registers a direct observer of one slot.
   func observeSlot(
     _ property: Property, context: ObjectContext, options: ObservationOptions,
-    deliver: @escaping (RawChange) -> Void
+    typed: AnyObject? = nil, deliver: @escaping (RawChange) -> Void
   ) -> ObservationToken {
     let observer = Observer(
-      options: options, will: options.contains(.prior) ? deliver : nil, did: deliver)
+      options: options, will: options.contains(.prior) ? deliver : nil, did: deliver,
+      typed: typed)
     context.center.addObserver(observer, to: self, slot: property.slot)
     if options.contains(.initial) {
       deliver(
