@@ -39,7 +39,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   var children: [WeakEntity] = []
   /// Every property, inherited ones first; the index of a property is its storage slot.
   var properties: [Property] = []
-  var propertiesByName: [String: Property] = [:]
+  /// Written only while the model is built, so its reads skip the dynamic exclusivity check
+  /// (benchmark row "KVC set by string key").
+  @exclusivity(unchecked) var propertiesByName: [String: Property] = [:]
   /// Indexes of the relationship properties, for delete rules and invariant checks.
   var relationshipProperties: [Property] = []
   /// A fresh object's storage (the slots that do not live in typed fields): defaults for

@@ -47,7 +47,17 @@ final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
 
   override func store(_ held: Any?, in object: ManagedObject) {
     address(in: object).pointee =
-      isOptional ? Attribute<Value>.value(held: held) : held.unsafelyUnwrapped as! Value
+      isOptional ? Attribute<Value>.value(held: held) : Self.value(held.unsafelyUnwrapped)
+  }
+
+  /// A held value of a non-optional attribute as a `Value`. When its dynamic type is exactly
+  /// `Value` (always, for values checked on the way in, except a bridged `NSNumber` and the like)
+  /// it is taken out of its box as it is, without the runtime's general cast (benchmark row "KVC
+  /// set by string key": the cast was 255 of about 2,000 instructions).
+  private static func value(_ held: Any) -> Value {
+    guard type(of: held) == Value.self else { return held as! Value }
+    func open<Held>(_ value: Held) -> Value { unsafeBitCast(value, to: Value.self) }
+    return _openExistential(held, do: open)
   }
 
   override var valueType: Any.Type { Value.self }

@@ -7,7 +7,8 @@ final class ObserverCenter {
   /// Registered observers, user and internal.
   private(set) var observerCount = 0
   /// Context-wide listeners of every change.
-  private(set) var taps: [Tap] = []
+  /// Read by every set that may be quiet: its reads skip the dynamic exclusivity check.
+  @exclusivity(unchecked) private(set) var taps: [Tap] = []
   /// Objects with news for the next objects-did-change event, in the order they got it.
   private(set) var pendingObjects: [ManagedObject] = []
   private var subscribers: [Subscriber] = []
