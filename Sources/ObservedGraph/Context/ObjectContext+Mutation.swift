@@ -83,11 +83,16 @@ extension ObjectContext {
 
   /// The quiet set: the store, counted as a change of the graph, inside Swift Observation's
   /// `willSet`/`didSet` when the object has a registrar.
-  func setQuietly(_ object: ManagedObject, _ property: Property, _ new: consuming Any?) {
+  func setQuietly(_ object: ManagedObject, _ property: Property, _ new: Any?) {
+    setQuietly(object, property) { object.write(new, at: property.slot) }
+  }
+
+  /// The quiet set, with the store made by `store`.
+  func setQuietly(_ object: ManagedObject, _ property: Property, store: () -> Void) {
     let slot = property.slot
     object.registrar?.willSet(object, slot)
     generation &+= 1
-    object.write(new, at: slot)
+    store()
     object.registrar?.didSet(object, slot)
     #if OBSERVEDGRAPH_INVARIANTS
       checkAfterMutation(SingleEdit(PlannedEdit(.set(object, property, old: nil, new: nil))))

@@ -31,6 +31,11 @@ class FieldAccess {
 
   /// The type of the field's value.
   var valueType: Any.Type { preconditionFailure("ObservedGraph: FieldAccess is abstract") }
+
+  /// Stores a value whose dynamic type is exactly ``valueType``.
+  func storeExactly(_ value: Any, in object: ManagedObject) {
+    preconditionFailure("ObservedGraph: FieldAccess is abstract")
+  }
 }
 
 /// The ``FieldAccess`` of an `Attribute<Value>`.
@@ -56,11 +61,21 @@ final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
   /// set by string key": the cast was 255 of about 2,000 instructions).
   private static func value(_ held: Any) -> Value {
     guard type(of: held) == Value.self else { return held as! Value }
+    return unboxExactly(held)
+  }
+
+  /// A value whose dynamic type is exactly `Value`, out of its box.
+  private static func unboxExactly(_ value: Any) -> Value {
+    assert(type(of: value) == Value.self)
     func open<Held>(_ value: Held) -> Value { unsafeBitCast(value, to: Value.self) }
-    return _openExistential(held, do: open)
+    return _openExistential(value, do: open)
   }
 
   override var valueType: Any.Type { Value.self }
+
+  override func storeExactly(_ value: Any, in object: ManagedObject) {
+    address(in: object).pointee = Self.unboxExactly(value)
+  }
 
   /// A value in held form: nil for an empty optional.
   func held(_ value: Value) -> Any? {
