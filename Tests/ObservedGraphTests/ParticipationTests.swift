@@ -288,64 +288,61 @@ struct QuietSetRandomTests {
   /// heard agree after every step.
   @Test(arguments: [false, true])
   func quietSetsChangeNothingButTheValue(participates: Bool) throws {
-    var random = SplitMix64(seed: SplitMix64.seed(fallback: 0x5EED_0F_0A1E7))
     let worlds = [
       World(participates: participates, reference: false),
       World(participates: participates, reference: true),
     ]
-    for step in 0..<5_000 {
-      let choice = Int.random(in: 0..<100, using: &random)
-      let index = Int.random(in: 0..<3, using: &random)
-      let number = Int.random(in: 0..<6, using: &random)
-      for world in worlds {
-        let book = world.scenario.books[index]
-        let context = world.scenario.context
-        switch choice {
-        case 0..<50:
-          guard !book.isDeleted else { break }
-          switch number {
-          case 0, 1, 2: book.price = Double(number * 10 + index + step % 3)
-          case 3: book.title = "t\(step % 4)"
-          case 4: book.isbn = index == 0 ? nil : "i\(step % 3)"
-          default: try book.setValue(Double(index + step % 2), forKey: "price")
-          }
-        case 50..<55: context.processPendingChanges()
-        case 55..<58: try context.save()
-        case 58..<66:
-          world.tokens.append(
-            book.observe(\.price, options: [.old, .new]) { [unowned world] object, change in
-              world.heard.append(
-                "\(object.objectID) \(change.oldValue ?? -1)→\(change.newValue ?? -1)")
-            })
-        case 66..<76:
-          if !world.tokens.isEmpty { world.tokens.removeFirst().invalidate() }
-        case 76..<80:
-          _ = book.title  // makes a registrar when the context takes part in Swift Observation
-        case 80..<86:
-          context.undoLog = context.undoLog == nil ? UndoLog() : nil
-        case 86..<90:
-          // The reference keeps its recorder; the other world takes one up and drops it.
-          if worlds[0] === world {
-            if world.recorder == nil {
-              world.recorder = ChangeRecorder(context: context)
-            } else {
-              world.recorder?.stop()
-              world.recorder = nil
-            }
-          }
-        case 90..<92:
-          if !book.isDeleted && step % 5 == 0 { try context.delete(book) }
-        default:
-          if let log = context.undoLog, log.canUndo {
-            context.processPendingChanges()
-            try log.undo()
+    try WorldStep.run(5_000, seed: 0x5EED_0F_0A1E7, numbers: 6, in: worlds) { world, draw in
+      let (step, choice, index, number) = (draw.step, draw.choice, draw.index, draw.number)
+      let book = world.scenario.books[index]
+      let context = world.scenario.context
+      switch choice {
+      case 0..<50:
+        guard !book.isDeleted else { break }
+        switch number {
+        case 0, 1, 2: book.price = Double(number * 10 + index + step % 3)
+        case 3: book.title = "t\(step % 4)"
+        case 4: book.isbn = index == 0 ? nil : "i\(step % 3)"
+        default: try book.setValue(Double(index + step % 2), forKey: "price")
+        }
+      case 50..<55: context.processPendingChanges()
+      case 55..<58: try context.save()
+      case 58..<66:
+        world.tokens.append(
+          book.observe(\.price, options: [.old, .new]) { [unowned world] object, change in
+            world.heard.append(
+              "\(object.objectID) \(change.oldValue ?? -1)→\(change.newValue ?? -1)")
+          })
+      case 66..<76:
+        if !world.tokens.isEmpty { world.tokens.removeFirst().invalidate() }
+      case 76..<80:
+        _ = book.title  // makes a registrar when the context takes part in Swift Observation
+      case 80..<86:
+        context.undoLog = context.undoLog == nil ? UndoLog() : nil
+      case 86..<90:
+        // The reference keeps its recorder; the other world takes one up and drops it.
+        if worlds[0] === world {
+          if world.recorder == nil {
+            world.recorder = ChangeRecorder(context: context)
+          } else {
+            world.recorder?.stop()
+            world.recorder = nil
           }
         }
+      case 90..<92:
+        if !book.isDeleted && step % 5 == 0 { try context.delete(book) }
+      default:
+        if let log = context.undoLog, log.canUndo {
+          context.processPendingChanges()
+          try log.undo()
+        }
       }
+    } check: { draw in
       // Each context has its own store identity: compare the events as they print.
       #expect(worlds[0].events.map(\.description) == worlds[1].events.map(\.description))
-      #expect(worlds[0].heard == worlds[1].heard, "step \(step)")
-      if worlds[0].state != worlds[1].state { return }
+      #expect(worlds[0].heard == worlds[1].heard, "step \(draw.step)")
+      #expect(worlds[0].state == worlds[1].state, "step \(draw.step)")
+      return worlds[0].state == worlds[1].state
     }
   }
 }

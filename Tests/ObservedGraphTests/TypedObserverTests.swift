@@ -132,67 +132,64 @@ struct TypedObserverTests {
   /// they are called, prior observers and observers by key coming and going: the world whose
   /// sets may take the direct path hears exactly what the reference hears, in the same order.
   @Test func typedObserversHearWhatTheWholePathSays() throws {
-    var random = SplitMix64(seed: SplitMix64.seed(fallback: 0x7E_D0B5))
     let worlds = [World(reference: false), World(reference: true)]
     var heardCount = 0
-    for step in 0..<4_000 {
-      let choice = Int.random(in: 0..<100, using: &random)
-      let index = Int.random(in: 0..<3, using: &random)
-      let number = Int.random(in: 0..<4, using: &random)
-      for world in worlds {
-        let book = world.scenario.books[index]
-        let id = world.tokens.count
-        switch choice {
-        case 0..<55:
-          switch number {
-          case 0, 1: book.price = Double(step % 5)
-          case 2: book.title = "t\(step % 3)"
-          default: book.isbn = step % 2 == 0 ? nil : "i\(step % 3)"
-          }
-        case 55..<60: world.scenario.context.processPendingChanges()
-        case 60..<62: try world.scenario.context.save()
-        case 62..<72:
-          let options: ObservationOptions = [[.new], [.old, .new], [.old], []][number]
-          world.tokens.append(
-            book.observe(\.price, options: options) { [unowned world] object, change in
-              world.heard.append(
-                "\(id) \(object.objectID) \(String(describing: change.oldValue))"
-                  + "→\(String(describing: change.newValue))")
-              // Some handlers set again (once: the new value is out of the range that does),
-              // some end the observer registered before them.
-              if id % 5 == 1, let new = change.newValue, new < 100 { object.price = new + 100 }
-              if id % 7 == 3, id > 0 { world.tokens[id - 1]?.invalidate() }
-            })
-        case 72..<78:
-          world.tokens.append(
-            book.observe(\.isbn, options: [.old, .new]) { [unowned world] object, change in
-              world.heard.append(
-                "\(id) \(object.objectID) isbn \(String(describing: change.oldValue))"
-                  + "→\(String(describing: change.newValue))")
-            })
-        case 78..<81:
-          world.tokens.append(
-            book.observe(\.price, options: [.new, .prior]) { [unowned world] _, change in
-              world.heard.append("\(id) prior=\(change.isPrior)")
-            })
-        case 81..<84:
-          world.tokens.append(
-            try book.observe(keyPath: "title", options: [.new]) { [unowned world] change in
-              world.heard.append("\(id) title \(change.newValue as? String ?? "-")")
-            })
-        default:
-          let live = world.tokens.indices.filter { world.tokens[$0] != nil }
-          if !live.isEmpty {
-            let victim = live[(step * 7) % live.count]
-            world.tokens[victim]?.invalidate()
-            world.tokens[victim] = nil
-          }
+    try WorldStep.run(4_000, seed: 0x7E_D0B5, numbers: 4, in: worlds) { world, draw in
+      let (step, choice, index, number) = (draw.step, draw.choice, draw.index, draw.number)
+      let book = world.scenario.books[index]
+      let id = world.tokens.count
+      switch choice {
+      case 0..<55:
+        switch number {
+        case 0, 1: book.price = Double(step % 5)
+        case 2: book.title = "t\(step % 3)"
+        default: book.isbn = step % 2 == 0 ? nil : "i\(step % 3)"
+        }
+      case 55..<60: world.scenario.context.processPendingChanges()
+      case 60..<62: try world.scenario.context.save()
+      case 62..<72:
+        let options: ObservationOptions = [[.new], [.old, .new], [.old], []][number]
+        world.tokens.append(
+          book.observe(\.price, options: options) { [unowned world] object, change in
+            world.heard.append(
+              "\(id) \(object.objectID) \(String(describing: change.oldValue))"
+                + "→\(String(describing: change.newValue))")
+            // Some handlers set again (once: the new value is out of the range that does),
+            // some end the observer registered before them.
+            if id % 5 == 1, let new = change.newValue, new < 100 { object.price = new + 100 }
+            if id % 7 == 3, id > 0 { world.tokens[id - 1]?.invalidate() }
+          })
+      case 72..<78:
+        world.tokens.append(
+          book.observe(\.isbn, options: [.old, .new]) { [unowned world] object, change in
+            world.heard.append(
+              "\(id) \(object.objectID) isbn \(String(describing: change.oldValue))"
+                + "→\(String(describing: change.newValue))")
+          })
+      case 78..<81:
+        world.tokens.append(
+          book.observe(\.price, options: [.new, .prior]) { [unowned world] _, change in
+            world.heard.append("\(id) prior=\(change.isPrior)")
+          })
+      case 81..<84:
+        world.tokens.append(
+          try book.observe(keyPath: "title", options: [.new]) { [unowned world] change in
+            world.heard.append("\(id) title \(change.newValue as? String ?? "-")")
+          })
+      default:
+        let live = world.tokens.indices.filter { world.tokens[$0] != nil }
+        if !live.isEmpty {
+          let victim = live[(step * 7) % live.count]
+          world.tokens[victim]?.invalidate()
+          world.tokens[victim] = nil
         }
       }
+    } check: { draw in
+      let step = draw.step
       #expect(worlds[0].heard == worlds[1].heard, "step \(step)")
       #expect(worlds[0].state == worlds[1].state, "step \(step)")
       #expect(worlds[0].updates == worlds[1].updates, "step \(step)")
-      if worlds[0].heard != worlds[1].heard { break }
+      if worlds[0].heard != worlds[1].heard { return false }
       heardCount += worlds[0].heard.count
       for world in worlds {
         world.heard.removeAll()
@@ -206,6 +203,7 @@ struct TypedObserverTests {
           world.tokens[oldest] = nil
         }
       }
+      return true
     }
     #expect(heardCount > 1_000)
   }

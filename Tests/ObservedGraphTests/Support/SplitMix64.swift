@@ -39,3 +39,36 @@ extension SplitMix64 {
     elements.randomElement(using: &self)
   }
 }
+
+/// One step of a test that runs the same seeded sequence in two worlds: what kind of operation
+/// (a percentile), on which of the scenario's three books, with which small number.
+struct WorldStep {
+  let choice: Int
+  let index: Int
+  let number: Int
+
+  /// The step's position in the sequence.
+  let step: Int
+
+  /// Draws a step: the choice below 100, the book below 3, the number below `numbers`.
+  init(_ step: Int, _ random: inout SplitMix64, numbers: Int) {
+    self.step = step
+    choice = random.below(100)
+    index = random.below(3)
+    number = random.below(numbers)
+  }
+
+  /// Runs `count` seeded steps: each is drawn once and run in every world in turn, then `check`
+  /// compares the worlds; the run ends early when it returns false.
+  static func run<World>(
+    _ count: Int, seed: UInt64, numbers: Int, in worlds: [World],
+    _ body: (World, WorldStep) throws -> Void, check: (WorldStep) -> Bool
+  ) rethrows {
+    var random = SplitMix64(seed: SplitMix64.seed(fallback: seed))
+    for step in 0..<count {
+      let draw = WorldStep(step, &random, numbers: numbers)
+      for world in worlds { try body(world, draw) }
+      guard check(draw) else { return }
+    }
+  }
+}
