@@ -81,11 +81,12 @@ public final class ObjectContext {
   /// whatever made it (a typed set, key-value coding, a to-many proxy, a delete rule, undo, redo),
   /// tells the registrar before and after it applies. SwiftUI, `withObservationTracking` and
   /// `Observations` then see the objects as they see an `@Observable` class. Each object gets its
-  /// registrar when it is made, as an `@Observable` object does.
+  /// registrar when it is made, as an `@Observable` object does, with the registrar's own
+  /// allocations.
   ///
   /// Off, no object has a registrar, reads report nothing and changes skip the step. Code
   /// that never uses Swift Observation — a server, a command-line tool, a test — saves its cost
-  /// on every read and set. The library's own observation (``ManagedObject/observe(_:options:_:)``,
+  /// on every read and set, and the registrar's memory in every object. The library's own observation (``ManagedObject/observe(_:options:_:)``,
   /// objects-did-change events, ``ChangeRecorder``) works the same either way.
   public var participatesInSwiftObservation: Bool { link.participatesInSwiftObservation }
 
