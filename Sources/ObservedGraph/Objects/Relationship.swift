@@ -48,8 +48,10 @@ public struct Relationship<Value: RelationshipValue> {
   ///   - ordered: Optional restatement of the order the property type implies (`Array` is ordered,
   ///     `Set` is not); a contradiction makes the model throw.
   ///   - isOptional: Whether the relationship may be empty when validated.
-  ///   - minCount: Minimum number of objects of a to-many relationship; 0 for none.
-  ///   - maxCount: Maximum number of objects of a to-many relationship; 0 for none.
+  ///   - minCount: Minimum number of objects of a to-many relationship; 0 for none. Counts are
+  ///     kept in 32 bits: a larger one counts as `Int32.max`.
+  ///   - maxCount: Maximum number of objects of a to-many relationship; 0 for none (kept in 32
+  ///     bits, as `minCount`).
   public init(
     inverse: RelationshipDescription.Inverse?, deleteRule: DeleteRule = .nullify,
     ordered: Bool? = nil, isOptional: Bool = true, minCount: Int = 0, maxCount: Int = 0
