@@ -97,62 +97,51 @@ enum AttributeSetBench {
       .observable: medians["observable"]!, .observableObserved: medians["observableObserved"]!,
       .plain: medians["plain"]!,
     ]
-    var plainSet = Row(
-      key: "attributeSet", title: "typed attribute set, participation off, no observer, no undo",
-      unit: "ns/set")
-    plainSet.ours = medians["ours"]
-    plainSet.peers = setPeers
-    plainSet.check(
-      "vsObservable", "≤ 0.25 × @Observable set", plainSet.ratios[.observable], limit: 0.25)
+    /// A row of one of our figures beside its peers, with its target against `@Observable`.
+    func row(
+      _ key: String, _ title: String, unit: String = "ns/set", ours: String,
+      peers: [Row.Peer: Double], target: String, limit: Double, note: String? = nil
+    ) -> Row {
+      var row = Row(key: key, title: title, unit: unit)
+      row.ours = medians[ours]
+      row.peers = peers
+      row.check("vsObservable", target, row.ratios[.observable], limit: limit)
+      row.note = note
+      return row
+    }
 
-    var tracked = Row(
-      key: "attributeSetTracked",
-      title: "typed attribute set, participation on (registrar told of every set)", unit: "ns/set")
-    tracked.ours = medians["oursTracked"]
-    tracked.peers = setPeers
-    tracked.check(
-      "vsObservable", "≤ 1.1 × @Observable set", tracked.ratios[.observable], limit: 1.1)
-    tracked.note =
-      "default context; the object was read once first, so it has a registrar and nothing else "
-      + "observes it"
-
-    var typedRead = Row(
-      key: "typedRead", title: "typed attribute read, participation on", unit: "ns/read")
-    typedRead.ours = medians["oursRead"]
-    typedRead.peers = [.observable: medians["observableRead"]!, .plain: medians["plainRead"]!]
-    typedRead.check(
-      "vsObservable", "≤ 1 × @Observable get", typedRead.ratios[.observable], limit: 1)
-    typedRead.note =
-      "each loop reads the Int field and sums it; ours and @Observable report every read to "
-      + "their registrar, outside any withObservationTracking"
-
-    var observed = Row(
-      key: "attributeSetObserved",
-      title: "typed attribute set, participation off, 1 observer getting old+new", unit: "ns/set")
-    observed.ours = medians["oursObserved"]
-    observed.peers = setPeers
-    observed.check(
-      "vsObservable", "≤ 0.5 × @Observable set (without an observer)",
-      observed.ratios[.observable], limit: 0.5)
-    observed.note =
-      "ours: item.observe(\\.value, options: [.old, .new]); the @Observable observer re-arms "
-      + "withObservationTracking in onChange (it fires once per registration) and gets no values"
-
-    var keyed = Row(
-      key: "kvcSet", title: "KVC set by string key, participation off", unit: "ns/set")
-    keyed.ours = medians["oursKVC"]
-    keyed.peers = [.observable: medians["observableKVC"]!, .plain: medians["plainKVC"]!]
+    let plainSet = row(
+      "attributeSet", "typed attribute set, participation off, no observer, no undo",
+      ours: "ours", peers: setPeers, target: "≤ 0.25 × @Observable set", limit: 0.25)
+    let tracked = row(
+      "attributeSetTracked", "typed attribute set, participation on (registrar told of every set)",
+      ours: "oursTracked", peers: setPeers, target: "≤ 1.1 × @Observable set", limit: 1.1,
+      note: "default context; the object was read once first, so it has a registrar and nothing "
+        + "else observes it")
+    let typedRead = row(
+      "typedRead", "typed attribute read, participation on", unit: "ns/read", ours: "oursRead",
+      peers: [.observable: medians["observableRead"]!, .plain: medians["plainRead"]!],
+      target: "≤ 1 × @Observable get", limit: 1,
+      note: "each loop reads the Int field and sums it; ours and @Observable report every read "
+        + "to their registrar, outside any withObservationTracking")
+    let observed = row(
+      "attributeSetObserved", "typed attribute set, participation off, 1 observer getting old+new",
+      ours: "oursObserved", peers: setPeers,
+      target: "≤ 0.5 × @Observable set (without an observer)", limit: 0.5,
+      note: "ours: item.observe(\\.value, options: [.old, .new]); the @Observable observer "
+        + "re-arms withObservationTracking in onChange (it fires once per registration) and "
+        + "gets no values")
+    var keyed = row(
+      "kvcSet", "KVC set by string key, participation off", ours: "oursKVC",
+      peers: [.observable: medians["observableKVC"]!, .plain: medians["plainKVC"]!],
+      target: "≤ 1 × by-name closure table on @Observable", limit: 1,
+      note: "peers set by key through a [String: (object, Any?) -> Void] table: lookup, cast, set")
     keyed.figures = [
       Row.Figure(key: "oursTyped", label: "ours typed set", value: medians["ours"], unit: "ns/set"),
       Row.Figure(
         key: "kvcOverTyped", label: "ours KVC set ÷ ours typed set",
         value: medians["oursKVC"]! / medians["ours"]!, unit: "×"),
     ]
-    keyed.check(
-      "vsObservable", "≤ 1 × by-name closure table on @Observable", keyed.ratios[.observable],
-      limit: 1)
-    keyed.note =
-      "peers set by key through a [String: (object, Any?) -> Void] table: lookup, cast, set"
     return [plainSet, tracked, typedRead, observed, keyed]
   }
 

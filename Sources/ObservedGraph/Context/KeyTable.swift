@@ -92,9 +92,6 @@ struct KeyTable<Value> {
   /// Every value, in no particular order.
   var values: [Value] { entries.map(\.value) }
 
-  /// Every key, in no particular order.
-  var keys: [Int64] { entries.map(\.key) }
-
   /// Checks that each page's count of used entries is right and no page is empty.
   func checkInvariants() {
     var total = 0

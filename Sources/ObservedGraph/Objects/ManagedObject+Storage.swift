@@ -107,7 +107,7 @@ extension ManagedObject {
   final func beginTypedSet(_ slot: Int) -> TypedSet {
     if isFaultFlag { fulfilFaultOrStop() }
     let context = typedSetContext(slot: slot)
-    guard isQuiet(slot) || isQuietObserved(slot), !context.recorder.isRecording,
+    guard isQuietForTypedSet(slot), !context.recorder.isRecording,
       !context.center.hasTaps
     else {
       return .full
@@ -135,23 +135,6 @@ extension ManagedObject {
     #else
       return .quiet
     #endif
-  }
-
-  /// Whether the object has a Swift Observation registrar: a quiet set then tells it `willSet`
-  /// and `didSet` around the store.
-  @inlinable @inline(__always)
-  final var hasRegistrar: Bool { registrar != nil }
-
-  /// Swift Observation's `willSet` of a quiet typed set.
-  @usableFromInline
-  final func willSetQuietly(_ slot: Int) {
-    registrar?.willSet(self, slot)
-  }
-
-  /// Swift Observation's `didSet` of a quiet typed set.
-  @usableFromInline
-  final func didSetQuietly(_ slot: Int) {
-    registrar?.didSet(self, slot)
   }
 
   /// Whether a typed set of `slot` needs nothing but the store, the count of the change, and the
@@ -237,10 +220,11 @@ extension ManagedObject {
     observers == nil && changes.contains(slot) && pendingContains(slot)
   }
 
-  /// Whether a typed set of `slot` concerns nobody but storage and the slot's observers, all of
-  /// them typed: they can be called directly with the typed values (see ``TypedSet/observed``).
-  final func isQuietObserved(_ slot: Int) -> Bool {
-    observers?.takesTypedSets(slot) == true && changes.contains(slot) && pendingContains(slot)
+  /// Whether a typed set of `slot` concerns nobody but storage and, when the object has observers,
+  /// the slot's observers, all of them typed: they can be called directly with the typed values
+  /// (see ``TypedSet/observed``).
+  final func isQuietForTypedSet(_ slot: Int) -> Bool {
+    observers?.takesTypedSets(slot) != false && changes.contains(slot) && pendingContains(slot)
   }
 
   /// Whether the object is registered and not deleted: it may change and be related.
