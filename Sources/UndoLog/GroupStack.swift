@@ -64,19 +64,15 @@ struct GroupStack {
     groups.contains { $0.id == id }
   }
 
-  /// Strips the steps acting on `target` and drops the groups left empty.
+  /// Strips the steps acting on `target` (or their parts that do) and drops the groups left
+  /// empty.
   mutating func removeSteps(withTarget target: AnyObject) {
     var kept: [UndoGroup] = []
     kept.reserveCapacity(count)
-    var changed = false
     for var group in groups {
-      if group.removeSteps(withTarget: target) {
-        changed = true
-        if group.isEmpty { continue }
-      }
-      kept.append(group)
+      group.removeSteps(withTarget: target)
+      if !group.isEmpty { kept.append(group) }
     }
-    guard changed else { return }
     storage = kept
     head = 0
     byteSize = kept.reduce(0) { $0 + $1.byteSize }

@@ -30,13 +30,15 @@ struct UndoGroup {
     }
   }
 
-  /// Removes the steps acting on `target`, keeping `byteSize` right.
-  /// - Returns: Whether any step was removed.
-  mutating func removeSteps(withTarget target: AnyObject) -> Bool {
-    let before = steps.count
-    steps.removeAll { $0.acts(on: target) }
-    guard steps.count != before else { return false }
+  /// Removes the steps acting on `target`, and the parts acting on it of the steps that keep
+  /// the rest (``UndoStep/removeActions(on:)``), keeping `byteSize` right.
+  mutating func removeSteps(withTarget target: AnyObject) {
+    var kept = ContiguousArray<any UndoStep>()
+    kept.reserveCapacity(steps.count)
+    for var step in steps where !step.removeActions(on: target) {
+      kept.append(step)
+    }
+    steps = kept
     byteSize = steps.reduce(0) { $0 + $1.countedByteSize }
-    return true
   }
 }

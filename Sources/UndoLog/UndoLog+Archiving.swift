@@ -67,6 +67,7 @@ extension UndoLog {
       throw UndoLogError(.groupOpen, "restore(_:) at grouping level \(groupingLevel)")
     }
     // A fresh base: no earlier checkpoint can be reached any more.
+    endGrowth()
     baseStateID = nextGroupID
     nextGroupID += 1
     undoStack.removeAll()

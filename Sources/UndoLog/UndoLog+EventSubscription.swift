@@ -1,7 +1,8 @@
 extension UndoLog {
   /// A subscription to an undo log's events; delivery stops when it is cancelled or released.
   ///
-  /// Keep it as long as you want events. It holds the log weakly, so it never keeps a log alive.
+  /// Keep it as long as you want events. It never keeps a log alive: it reaches the log through a
+  /// link the log clears when it ends.
   ///
   /// ```swift
   /// final class MenuController {
@@ -13,11 +14,13 @@ extension UndoLog {
   /// }
   /// ```
   public final class EventSubscription {
-    private weak var log: UndoLog?
+    /// Not the log, not even weakly: a weak reference to the log would move all of its reference
+    /// counting to the runtime's slow path (benchmark row "set with undo recording on").
+    private var anchor: Anchor?
     private let id: UInt64
 
-    init(log: UndoLog, id: UInt64) {
-      self.log = log
+    init(anchor: Anchor, id: UInt64) {
+      self.anchor = anchor
       self.id = id
     }
 
@@ -27,12 +30,17 @@ extension UndoLog {
     /// subscription.cancel()
     /// ```
     public func cancel() {
-      log?.unsubscribe(id)
-      log = nil
+      anchor?.log?.unsubscribe(id)
+      anchor = nil
     }
 
     deinit {
       cancel()
     }
+  }
+
+  /// What a subscription reaches its log through: the log clears it when it ends.
+  final class Anchor {
+    unowned(unsafe) var log: UndoLog?
   }
 }

@@ -48,7 +48,7 @@ extension UndoLog {
     let id = nextSubscriberID
     nextSubscriberID += 1
     handlers.append((id, handler))
-    return EventSubscription(log: self, id: id)
+    return EventSubscription(anchor: anchor, id: id)
   }
 
   /// A new stream of every event from now on; it finishes when the log is released.

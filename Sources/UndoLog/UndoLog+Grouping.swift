@@ -203,6 +203,7 @@ extension UndoLog {
 
   /// Opens a group, sending the events a group opening sends (none for the gathering group).
   func openGroup(origin: GroupOrigin) {
+    endGrowth()
     if origin != .gathering {
       emit(.checkpoint)
     }
@@ -220,6 +221,7 @@ extension UndoLog {
 
   /// Closes the innermost open group: folds it into its parent, or pushes it on the undo stack.
   func closeInnermostGroup() {
+    endGrowth()
     emit(.checkpoint)
     emit(.willCloseGroup)
     // A subscriber may have closed groups itself; never close below level 0.

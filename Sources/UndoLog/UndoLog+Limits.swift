@@ -38,6 +38,7 @@ extension UndoLog {
   ///
   /// - Complexity: O(*n*), *n* the groups and steps released.
   public func removeAllActions() {
+    endGrowth()
     // A fresh base: no earlier checkpoint can be reached any more.
     baseStateID = nextGroupID
     nextGroupID += 1
@@ -73,12 +74,13 @@ extension UndoLog {
   /// - Parameter target: The object whose steps to remove, passed to ``UndoStep/acts(on:)``.
   /// - Complexity: O(*n*), *n* the steps in the log.
   public func removeAllActions(withTarget target: AnyObject) {
+    endGrowth()
     undoStack.removeSteps(withTarget: target)
     redoStack.removeSteps(withTarget: target)
     if groupingLevel > 0 {
-      _ = current.removeSteps(withTarget: target)
+      current.removeSteps(withTarget: target)
       for index in enclosing.indices {
-        _ = enclosing[index].removeSteps(withTarget: target)
+        enclosing[index].removeSteps(withTarget: target)
       }
     }
     lastCoalescing = nil

@@ -90,6 +90,7 @@ extension UndoLog {
 
   /// Records a step, registration being enabled.
   func record(_ step: any UndoStep) {
+    endGrowth()
     if coalescingWindow != nil, coalesces(step) { return }
     if !isUndoing && !isRedoing && !redoStack.isEmpty {
       redoStack.removeAll()

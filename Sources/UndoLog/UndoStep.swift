@@ -113,6 +113,26 @@ public protocol UndoStep {
   /// - Returns: `true` when the step acts on `target` and should be removed with it.
   func acts(on target: AnyObject) -> Bool
 
+  /// Takes out of the step what it does to `target`, for
+  /// ``UndoLog/removeAllActions(withTarget:)``, and says whether anything is left.
+  ///
+  /// The default asks ``acts(on:)``: a step that acts on `target` goes whole. A step that holds
+  /// the changes of many objects side by side (see ``UndoLog/registerGrowable(_:)``) removes only
+  /// the changes of `target` and keeps the others. A step may share its storage with copies of
+  /// itself (in a captured ``UndoLog/History``, for instance): it changes a copy of that storage,
+  /// never the storage itself. Its ``byteSize`` may shrink; the log counts it again.
+  ///
+  /// ```swift
+  /// mutating func removeActions(on target: AnyObject) -> Bool {
+  ///   changes.removeAll { $0.object === target }
+  ///   return changes.isEmpty
+  /// }
+  /// ```
+  ///
+  /// - Parameter target: An object whose steps are being removed.
+  /// - Returns: `true` when the log should drop the step: nothing is left of it.
+  mutating func removeActions(on target: AnyObject) -> Bool
+
   /// The identity used for same-key coalescing, or `nil` to never coalesce.
   ///
   /// When ``UndoLog/coalescingWindow`` is set, a registration whose key equals the key of the
@@ -206,6 +226,19 @@ extension UndoStep {
   /// - Returns: Whether ``target`` is `target`.
   public func acts(on target: AnyObject) -> Bool {
     self.target === target
+  }
+
+  /// The default removal: the whole step goes when it ``acts(on:)`` `target`.
+  ///
+  /// ```swift
+  /// var step = Add(counter: counter, delta: 1)
+  /// step.removeActions(on: counter)  // true: drop it
+  /// ```
+  ///
+  /// - Parameter target: An object whose steps are being removed.
+  /// - Returns: ``acts(on:)``.
+  public mutating func removeActions(on target: AnyObject) -> Bool {
+    acts(on: target)
   }
 
   /// The default coalescing key: `nil`, so the step never coalesces.

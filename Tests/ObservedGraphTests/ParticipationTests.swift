@@ -283,7 +283,7 @@ struct QuietSetRandomTests {
   }
 
   /// A seeded sequence of sets, events, saves, observers coming and going, Swift Observation
-  /// reads, recorders, undo logs and deletes, run on a context where sets may be quiet and on one
+  /// reads, recorders, undo logs, undo, redo, removal of a book's actions and deletes, run on a context where sets may be quiet and on one
   /// where a tap makes every set take the whole path: the state, the events and what observers
   /// heard agree after every step.
   @Test(arguments: [false, true])
@@ -332,8 +332,13 @@ struct QuietSetRandomTests {
       case 90..<92:
         if !book.isDeleted && step % 5 == 0 { try context.delete(book) }
       default:
-        if let log = context.undoLog, log.canUndo {
-          context.processPendingChanges()
+        guard let log = context.undoLog else { break }
+        context.processPendingChanges()
+        if step % 3 == 0 && log.canRedo {
+          try log.redo()
+        } else if step % 7 == 0 {
+          log.removeAllActions(withTarget: book)
+        } else if log.canUndo {
           try log.undo()
         }
       }

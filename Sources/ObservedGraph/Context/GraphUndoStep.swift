@@ -29,10 +29,18 @@ import UndoLog
 ///
 /// Inspect a step to see what a group touches: ``objectIDs`` and ``changedKeys(in:)``.
 public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
-  /// The step's content, immutable, in one allocation: the log stores the step as a single
-  /// reference, so recording and moving it copies a pointer, not a large value (benchmark row
-  /// "same with undo recording on").
-  private let content: Content
+  /// The step's content in one allocation: the log stores the step as a single reference, so
+  /// recording and moving it copies a pointer, not a large value (benchmark row "same with undo
+  /// recording on").
+  private var body: Body
+
+  private enum Body {
+    /// Changes of any kind, immutable.
+    case changes(Content)
+    /// Quiet typed attribute sets, side by side; the column grows while it is the newest step of
+    /// the log's open group, and is never changed after (see ``AttributeColumn``).
+    case column(AttributeColumn)
+  }
 
   private final class Content: Codable, Sendable {
     let changes: Changes
@@ -56,30 +64,47 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
   }
 
   init(changes: [RecordedChange]) {
-    content = Content(changes: changes.count == 1 ? .one(changes[0]) : .many(changes))
+    body = .changes(Content(changes: changes.count == 1 ? .one(changes[0]) : .many(changes)))
   }
 
   init(change: RecordedChange) {
-    content = Content(changes: .one(change))
+    body = .changes(Content(changes: .one(change)))
+  }
+
+  init(column: AttributeColumn) {
+    body = .column(column)
   }
 
   /// The identifier of the store whose objects the step changes (every change of a step names an
   /// object of the same store).
   var store: UUID {
-    switch content.changes {
-    case .one(let change): change.object.storeIdentifier
-    case .many(let changes): changes.first?.object.storeIdentifier ?? UUID()
+    switch body {
+    case .column(let column): column.storeIdentifier
+    case .changes(let content):
+      switch content.changes {
+      case .one(let change): change.object.storeIdentifier
+      case .many(let changes): changes.first?.object.storeIdentifier ?? UUID()
+      }
     }
   }
+
   /// The inverse changes, in the order they were recorded; applied last-first.
-  var changes: Changes { content.changes }
+  var changes: Changes {
+    switch body {
+    case .changes(let content): content.changes
+    case .column(let column): .many(column.changes)
+    }
+  }
 
   /// Writes the step: its changes.
   ///
   /// - Parameter encoder: The encoder.
   /// - Throws: What the encoder throws.
   public func encode(to encoder: any Encoder) throws {
-    try content.encode(to: encoder)
+    switch body {
+    case .changes(let content): try content.encode(to: encoder)
+    case .column: try Content(changes: changes).encode(to: encoder)
+    }
   }
 
   /// Reads a step written by ``encode(to:)``.
@@ -87,7 +112,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
   /// - Parameter decoder: The decoder.
   /// - Throws: `DecodingError` when the archive is not a graph step.
   public init(from decoder: any Decoder) throws {
-    content = try Content(from: decoder)
+    body = .changes(try Content(from: decoder))
   }
 
   /// The name written beside the step in an archived history: `ObservedGraph.GraphUndoStep`.
@@ -102,7 +127,11 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
     let participant = log.firstParticipant(of: UndoParticipant.self) {
       $0.storeIdentifier == store
     }
-    participant?.context?.replay(self)
+    guard let context = participant?.context else { return EmptyUndoStep() }
+    switch body {
+    case .changes(let content): context.perform(.replay(content.changes.list))
+    case .column(let column): column.replay(in: context)
+    }
     return EmptyUndoStep()
   }
 
@@ -120,14 +149,37 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
     return objectIDs.contains(object.objectID)
   }
 
+  /// Takes out what the step does to `target`: a step of quiet attribute sets keeps the sets of
+  /// other objects (in a copy of its column); any other step goes whole when it changes
+  /// `target`.
+  ///
+  /// - Parameter target: Any object.
+  /// - Returns: Whether nothing is left of the step.
+  public mutating func removeActions(on target: AnyObject) -> Bool {
+    guard case .column(let column) = body else { return acts(on: target) }
+    guard let object = target as? ManagedObject, object.objectID.storeIdentifier == store,
+      acts(on: object)
+    else { return false }
+    let kept = column.removing(key: object.objectKey, entity: object.entity)
+    body = .column(kept)
+    return kept.entries.isEmpty
+  }
+
   /// For a single attribute set, the object and attribute: typing into one field coalesces.
   public var coalescingKey: UndoCoalescingKey? {
-    guard case .one(.attribute(let object, let slot, _, _)) = changes else { return nil }
-    return UndoCoalescingKey(identity: object, key: slot)
+    switch body {
+    case .changes(let content):
+      guard case .one(.attribute(let object, let slot, _, _)) = content.changes else { return nil }
+      return UndoCoalescingKey(identity: object, key: slot)
+    case .column(let column):
+      guard column.entries.count == 1 else { return nil }
+      return UndoCoalescingKey(identity: column.objectID(at: 0), key: Int(column.entries[0].slot))
+    }
   }
 
   /// The bytes the step retains: itself, its content and the content's lists.
   public var byteSize: Int {
+    if case .column(let column) = body { return MemoryLayout<Self>.size + column.byteSize }
     var size = MemoryLayout<Self>.size + 16 + MemoryLayout<Changes>.size
     if case .many(let list) = changes {
       size += list.count * MemoryLayout<RecordedChange>.stride

@@ -50,9 +50,33 @@ extension ObjectContext {
     }
   }
 
-  /// Replays one step of this context's store (called by ``GraphUndoStep/apply(in:)``).
-  func replay(_ step: GraphUndoStep) {
-    perform(.replay(step.changes.list))
+  /// The object an entry of an ``AttributeColumn`` names, when the entry can be replayed
+  /// quietly: the object is registered and in memory, nothing observes it and nothing taps the
+  /// context's changes, and the slot is still tracked as changed (it was when the set was made,
+  /// unless a save came since).
+  func quietReplayTarget(key: Int64, entity: EntityDescription, slot: Int) -> ManagedObject? {
+    guard let object = registry.registeredObject(key: key), object.entity === entity,
+      !object.isFaultFlag, object.observers == nil, !center.hasTaps,
+      object.changes.contains(slot)
+    else { return nil }
+    return object
+  }
+
+  /// Replays a set quietly (see ``quietReplayTarget(key:entity:slot:)``): what the mutation path
+  /// does for it with nobody to tell — the store inside Swift Observation's calls, the slot's
+  /// pending state, and the object noted as restored. The slot stays tracked as changed, with the
+  /// committed value it has; the caller records the inverse.
+  func replayQuietly(_ object: ManagedObject, _ slot: Int, store: () -> Void) {
+    object.registrar?.willSet(object, slot)
+    generation &+= 1
+    store()
+    center.notePending(object, slot)
+    object.registrar?.didSet(object, slot)
+    recorder.noteRestored(object, .undoUpdate)
+    #if OBSERVEDGRAPH_INVARIANTS
+      let edit = Edit.set(object, object.entity.properties[slot], old: nil, new: nil)
+      checkAfterMutation(SingleEdit(PlannedEdit(edit)))
+    #endif
   }
 
   // MARK: Planning a replay

@@ -102,6 +102,11 @@ final class ObjectRegistry {
   }
 
   /// The registered or detached object with the identifier.
+  /// The registered object with a key.
+  func registeredObject(key: Int64) -> ManagedObject? {
+    registered[key]?.object
+  }
+
   func anyObject(for id: ObjectID) -> ManagedObject? {
     guard let object = (registered[id.key] ?? detached[id.key])?.object, object.objectID == id
     else { return nil }

@@ -20,6 +20,9 @@ final class UndoRecorder {
   /// Changes of manual brackets that closed while others are still open: they form one step with
   /// the changes of the last bracket to close.
   private var bracketChanges: [RecordedChange] = []
+  /// The column quiet typed sets are recorded in (see ``AttributeColumn``), while its step is the
+  /// newest of the log's open group, and the mark that lets that step grow.
+  @exclusivity(unchecked) private var column: (column: AttributeColumn, mark: UndoLog.StepMark)?
 
   /// Whether a change made now is recorded.
   @inline(__always)
@@ -41,8 +44,12 @@ final class UndoRecorder {
     restored.removeAll()
     restoredEvents.removeAll()
     bracketChanges.removeAll()
+    column = nil
     newLog?.addParticipant(participant)
-    subscription = newLog?.onEvent { [weak self] event in self?.logEvent(event) }
+    // Not captured weakly: a weak reference would move all of the recorder's reference counting
+    // to the runtime's slow path (benchmark row "set with undo recording on"). The subscription
+    // is the recorder's, and ends with it.
+    subscription = newLog?.onEvent { [unowned(unsafe) self] event in self.logEvent(event) }
   }
 
   // MARK: Recording
@@ -80,6 +87,35 @@ final class UndoRecorder {
     }
     guard !changes.isEmpty else { return }
     log.register(GraphUndoStep(changes: changes))
+  }
+
+  /// Adds the entry of a quiet set of `object`'s `slot` to the open column, when it holds values
+  /// of the set's type and its step may still grow; the caller adds the old value. Nil when the
+  /// set needs a new column (``startColumn(_:_:slot:)``).
+  func growColumn(_ object: ManagedObject, slot: Int, valueType: ObjectIdentifier)
+    -> AttributeColumn?
+  {
+    guard let (column, mark) = column, column.valueType == valueType, let log,
+      log.isRegistrationEnabled, column.appendEntry(object, slot)
+    else { return nil }
+    guard log.growNewestStep(by: column.entryByteSize, at: mark) else {
+      column.entries.removeLast()
+      self.column = nil
+      return nil
+    }
+    return column
+  }
+
+  /// Records a new column holding the entry of a quiet set of `object`'s `slot`, its old value
+  /// already added, and keeps it open for the next quiet sets.
+  func startColumn(_ column: AttributeColumn, _ object: ManagedObject, slot: Int) {
+    self.column = nil
+    guard let log, log.isRegistrationEnabled else { return }
+    column.storeIdentifier = participant.storeIdentifier
+    _ = column.appendEntry(object, slot)
+    if let mark = log.registerGrowable(GraphUndoStep(column: column)) {
+      self.column = (column, mark)
+    }
   }
 
   /// The change that takes `planned` back, with the slot's tracking state before it.
@@ -127,6 +163,7 @@ final class UndoRecorder {
 
   /// Called after the context forgot all objects: their steps go too.
   func didReset() {
+    column = nil
     log?.removeAllActions()
     restored.removeAll()
     restoredEvents.removeAll()
@@ -179,6 +216,7 @@ final class UndoRecorder {
   func checkInvariants() {
     precondition(isCollecting || restored.isEmpty, "restored objects collected outside an undo")
     precondition(restored.count == restoredEvents.count, "restored objects and events disagree")
+    column?.column.checkInvariants()
   }
 }
 

@@ -118,6 +118,12 @@ public struct Attribute<Value: AttributeValue> {
     case .quietReporting:
       field.address(in: object).pointee = newValue
       object.endQuietSet(slot)
+    case .recorded:
+      let address = field.address(in: object)
+      let old = address.pointee
+      address.pointee = newValue
+      if old != newValue { recordQuietSet(object, slot: slot, old: old) }
+      object.endQuietSet(slot)
     case .observed:
       let old = field.address(in: object).pointee
       field.address(in: object).pointee = newValue

@@ -88,6 +88,10 @@ extension ManagedObject {
     case quiet
     /// As `quiet`, then ``endQuietSet(_:)`` (Swift Observation's `didSet`; debug checks).
     case quietReporting
+    /// As `quietReporting`, but the set is recorded for undo: the setter keeps the old value,
+    /// stores, records it in the context's open undo column (``AttributeColumn``) unless it is
+    /// equal, and calls ``endQuietSet(_:)``.
+    case recorded
     /// As `quietReporting`, but the slot has observers, all of them typed (see
     /// ``ObserverTable/typedSlots``): the setter keeps the old value, stores, calls
     /// ``endQuietSet(_:)`` and hands both values to the observers as they are.
@@ -107,10 +111,13 @@ extension ManagedObject {
   final func beginTypedSet(_ slot: Int) -> TypedSet {
     if isFaultFlag { fulfilFaultOrStop() }
     let context = typedSetContext(slot: slot)
-    guard isQuietForTypedSet(slot), !context.recorder.isRecording,
-      !context.center.hasTaps
-    else {
-      return .full
+    guard isQuietForTypedSet(slot), !context.center.hasTaps else { return .full }
+    if context.recorder.isRecording {
+      // Recorded in a column when nothing else hears it.
+      guard observers == nil else { return .full }
+      context.generation &+= 1
+      registrar?.willSet(self, slot)
+      return .recorded
     }
     context.generation &+= 1
     // Without an undo log at all (a log whose registration is off may turn it on without telling
@@ -144,6 +151,21 @@ extension ManagedObject {
   final func isQuietInline(_ slot: Int) -> Bool {
     quietSlots & (1 &<< UInt64(truncatingIfNeeded: slot)) != 0 && slot < 64
       && quietEpoch == link.unsafelyUnwrapped.quietEpoch
+  }
+
+  /// Records a quiet typed set of `slot` in the context's open undo column when it can take it:
+  /// adds the entry and returns the column, whose values the caller adds the old value to. Nil
+  /// when a new column is needed (``startUndoColumn(_:slot:)``).
+  @usableFromInline
+  final func growUndoColumn(slot: Int, valueType: ObjectIdentifier) -> AttributeColumn? {
+    link.unsafelyUnwrapped.context.unsafelyUnwrapped.recorder.growColumn(
+      self, slot: slot, valueType: valueType)
+  }
+
+  /// Records a quiet typed set of `slot` in a new undo column, which holds its old value.
+  @usableFromInline
+  final func startUndoColumn(_ column: AttributeColumn, slot: Int) {
+    link.unsafelyUnwrapped.context.unsafelyUnwrapped.recorder.startColumn(column, self, slot: slot)
   }
 
   /// The end of a quiet typed set: Swift Observation's `didSet`, and the debug checks of the
