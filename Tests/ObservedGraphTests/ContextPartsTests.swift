@@ -87,6 +87,10 @@ struct ContextPartsTests {
         #expect(table.removeValue(forKey: key) == reference.removeValue(forKey: key))
       }
       #expect(table[key] == reference[key])
+      // Lookups through the cached page: the key, its neighbour on the same page, another page.
+      for probe in [key, key ^ 1, key &+ 300] {
+        #expect(table.cachedValue(forKey: probe) == reference[probe])
+      }
       if step % 1_000 == 0 {
         table.checkInvariants()
         #expect(table.count == reference.count)

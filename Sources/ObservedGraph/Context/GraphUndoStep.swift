@@ -162,7 +162,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
     else { return false }
     let kept = column.removing(key: object.objectKey, entity: object.entity)
     body = .column(kept)
-    return kept.entries.isEmpty
+    return kept.entries.count == 0
   }
 
   /// For a single attribute set, the object and attribute: typing into one field coalesces.
@@ -173,7 +173,8 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
       return UndoCoalescingKey(identity: object, key: slot)
     case .column(let column):
       guard column.entries.count == 1 else { return nil }
-      return UndoCoalescingKey(identity: column.objectID(at: 0), key: Int(column.entries[0].slot))
+      return UndoCoalescingKey(
+        identity: column.objectID(at: 0), key: Int(column.entries[0].slot))
     }
   }
 

@@ -20,15 +20,21 @@ extension ObjectContext {
   }
 
   /// Quiet bits that are in force hold only for a set that nobody hears and that leaves nothing to
-  /// track (see `ManagedObject.quietSlots`).
+  /// track (see `ManagedObject.quietSlots`); bits set by a recorded set, only while an undo log is
+  /// attached and for a slot without observers (see `ManagedObject.recordedQuietFlag`).
   func checkQuietBits(_ objects: [ManagedObject]) {
-    for object in objects where object.quietSlots != 0 && object.quietEpoch == link.quietEpoch {
+    let recordedEpoch = link.quietEpoch | ManagedObject.recordedQuietFlag
+    for object in objects where object.quietSlots != 0 {
+      let recorded = object.quietEpoch == recordedEpoch
+      guard recorded || object.quietEpoch == link.quietEpoch else { continue }
       let slots = (0..<64).filter { object.quietSlots & (1 << UInt64($0)) != 0 }
       precondition(
-        recorder.log == nil && !center.hasTaps && object.isLive && !object.isFaultFlag
+        (recorded ? recorder.log != nil : recorder.log == nil) && !center.hasTaps
+          && object.isLive && !object.isFaultFlag
           && slots.allSatisfy {
             object.changes.contains($0) && object.pendingContains($0)
-              && object.observers?.takesTypedSets($0) != false
+              && (recorded
+                ? object.observers == nil : object.observers?.takesTypedSets($0) != false)
           },
         "\(object.objectID) has quiet slots \(slots) that are not quiet")
     }

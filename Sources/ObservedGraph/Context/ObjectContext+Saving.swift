@@ -54,7 +54,7 @@ extension ObjectContext {
   /// ```
   public func reset() {
     generation &+= 1
-    link.quietEpoch &+= 1
+    link.voidQuietBits()
     registry.invalidateAll()
     tracker.discardAll()
     center.discardPending()

@@ -46,7 +46,7 @@ extension ObjectContext {
     get { recorder.log }
     set {
       recorder.attach(newValue, to: self)
-      link.quietEpoch &+= 1  // sets are recorded now: no set is quiet by an older test
+      link.voidQuietBits()  // sets are recorded now: no set is quiet by an older test
     }
   }
 
@@ -54,6 +54,7 @@ extension ObjectContext {
   /// quietly: the object is registered and in memory, nothing observes it and nothing taps the
   /// context's changes, and the slot is still tracked as changed (it was when the set was made,
   /// unless a save came since).
+  @usableFromInline
   func quietReplayTarget(key: Int64, entity: EntityDescription, slot: Int) -> ManagedObject? {
     guard let object = registry.registeredObject(key: key), object.entity === entity,
       !object.isFaultFlag, object.observers == nil, !center.hasTaps,
@@ -66,6 +67,7 @@ extension ObjectContext {
   /// does for it with nobody to tell — the store inside Swift Observation's calls, the slot's
   /// pending state, and the object noted as restored. The slot stays tracked as changed, with the
   /// committed value it has; the caller records the inverse.
+  @usableFromInline
   func replayQuietly(_ object: ManagedObject, _ slot: Int, store: () -> Void) {
     object.registrar?.willSet(object, slot)
     generation &+= 1

@@ -37,7 +37,9 @@ final class ObjectRegistry {
   private var nextKey: Int64 = 1
   /// Registered objects by key (keys are unique within the store): one table, one small entry
   /// per object, in pages of consecutive keys (benchmark row "heap bytes per object").
-  private(set) var registered = KeyTable<Entry>()
+  /// Read and changed only by the registry's own methods, which never overlap: no dynamic
+  /// exclusivity checks (benchmark row "undo, redo of 1M attribute steps").
+  @exclusivity(unchecked) private(set) var registered = KeyTable<Entry>()
   private var detached = KeyTable<Entry>()
   #if OBSERVEDGRAPH_INVARIANTS
     private var fullChecks = FullCheckSchedule()
@@ -104,7 +106,7 @@ final class ObjectRegistry {
   /// The registered or detached object with the identifier.
   /// The registered object with a key.
   func registeredObject(key: Int64) -> ManagedObject? {
-    registered[key]?.object
+    registered.cachedValue(forKey: key)?.object
   }
 
   func anyObject(for id: ObjectID) -> ManagedObject? {

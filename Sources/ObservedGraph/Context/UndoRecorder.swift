@@ -13,16 +13,22 @@ final class UndoRecorder {
   let participant: UndoParticipant
   private var subscription: UndoLog.EventSubscription?
   /// Whether an undo or redo of `log` is running: restored objects are being collected.
-  private var isCollecting = false
+  @exclusivity(unchecked) private var isCollecting = false
   /// Objects restored by the running undo or redo, in the order they were first restored.
-  private var restored: [ManagedObject] = []
-  private var restoredEvents: [ObjectIdentifier: SnapshotEvents] = [:]
+  @exclusivity(unchecked) private var restored: [ManagedObject] = []
+  @exclusivity(unchecked) private var restoredEvents: [ObjectIdentifier: SnapshotEvents] = [:]
   /// Changes of manual brackets that closed while others are still open: they form one step with
   /// the changes of the last bracket to close.
   private var bracketChanges: [RecordedChange] = []
   /// The column quiet typed sets are recorded in (see ``AttributeColumn``), while its step is the
-  /// newest of the log's open group, and the mark that lets that step grow.
-  @exclusivity(unchecked) private var column: (column: AttributeColumn, mark: UndoLog.StepMark)?
+  /// newest of the log's open group, with the mark that lets that step grow and its value type.
+  /// Read without retains on every recorded set (benchmark row "set with undo recording on"):
+  /// `openColumn` and `log` hold them.
+  @exclusivity(unchecked) private var openColumn: AttributeColumn?
+  @exclusivity(unchecked) private var openColumnReference: Unmanaged<AttributeColumn>?
+  @exclusivity(unchecked) private var openMark: UndoLog.StepMark?
+  @exclusivity(unchecked) private var openValueType: ObjectIdentifier?
+  @exclusivity(unchecked) private var logReference: Unmanaged<UndoLog>?
 
   /// Whether a change made now is recorded.
   @inline(__always)
@@ -41,10 +47,10 @@ final class UndoRecorder {
     log?.removeParticipant(participant)
     log = newLog
     isCollecting = false
-    restored.removeAll()
-    restoredEvents.removeAll()
+    forgetRestored()
     bracketChanges.removeAll()
-    column = nil
+    closeColumn()
+    logReference = newLog.map { Unmanaged.passUnretained($0) }
     newLog?.addParticipant(participant)
     // Not captured weakly: a weak reference would move all of the recorder's reference counting
     // to the runtime's slow path (benchmark row "set with undo recording on"). The subscription
@@ -92,30 +98,47 @@ final class UndoRecorder {
   /// Adds the entry of a quiet set of `object`'s `slot` to the open column, when it holds values
   /// of the set's type and its step may still grow; the caller adds the old value. Nil when the
   /// set needs a new column (``startColumn(_:_:slot:)``).
+  @inline(__always)
   func growColumn(_ object: ManagedObject, slot: Int, valueType: ObjectIdentifier)
-    -> AttributeColumn?
+    -> Unmanaged<AttributeColumn>?
   {
-    guard let (column, mark) = column, column.valueType == valueType, let log,
-      log.isRegistrationEnabled, column.appendEntry(object, slot)
+    guard valueType == openValueType, let mark = openMark, let reference = openColumnReference,
+      let log = logReference
     else { return nil }
-    guard log.growNewestStep(by: column.entryByteSize, at: mark) else {
-      column.entries.removeLast()
-      self.column = nil
-      return nil
+    return reference._withUnsafeGuaranteedRef { column in
+      guard let entity = column.index(of: object.entity),
+        log._withUnsafeGuaranteedRef({ $0.growNewestStep(by: column.entryByteSize, at: mark) })
+      else {
+        closeColumn()
+        return nil
+      }
+      column.appendEntry(object, slot, entity: entity)
+      return reference
     }
-    return column
   }
 
   /// Records a new column holding the entry of a quiet set of `object`'s `slot`, its old value
   /// already added, and keeps it open for the next quiet sets.
   func startColumn(_ column: AttributeColumn, _ object: ManagedObject, slot: Int) {
-    self.column = nil
-    guard let log, log.isRegistrationEnabled else { return }
-    column.storeIdentifier = participant.storeIdentifier
-    _ = column.appendEntry(object, slot)
-    if let mark = log.registerGrowable(GraphUndoStep(column: column)) {
-      self.column = (column, mark)
+    closeColumn()
+    guard let log, log.isRegistrationEnabled, let entity = column.index(of: object.entity) else {
+      return
     }
+    column.storeIdentifier = participant.storeIdentifier
+    column.appendEntry(object, slot, entity: entity)
+    guard let mark = log.registerGrowable(GraphUndoStep(column: column)) else { return }
+    openColumn = column
+    openColumnReference = Unmanaged.passUnretained(column)
+    openMark = mark
+    openValueType = column.valueType
+  }
+
+  /// Stops growing the open column: the next quiet set starts a new one.
+  private func closeColumn() {
+    openValueType = nil
+    openMark = nil
+    openColumnReference = nil
+    openColumn = nil
   }
 
   /// The change that takes `planned` back, with the slot's tracking state before it.
@@ -163,10 +186,9 @@ final class UndoRecorder {
 
   /// Called after the context forgot all objects: their steps go too.
   func didReset() {
-    column = nil
+    closeColumn()
     log?.removeAllActions()
-    restored.removeAll()
-    restoredEvents.removeAll()
+    forgetRestored()
     bracketChanges.removeAll()
   }
 
@@ -180,13 +202,26 @@ final class UndoRecorder {
       object.awake(fromSnapshotEvents: events)
       return
     }
+    // Most restorations are updates of an object already noted for one: a flag in the object
+    // answers without the table (benchmark row "undo, redo of 1M attribute steps").
+    if events == .undoUpdate && object.isNotedRestoredByUpdate { return }
     let id = ObjectIdentifier(object)
+    let noted: SnapshotEvents
     if let known = restoredEvents[id] {
-      restoredEvents[id] = known.union(events)
+      noted = known.union(events)
     } else {
-      restoredEvents[id] = events
+      noted = events
       restored.append(object)
     }
+    restoredEvents[id] = noted
+    object.isNotedRestoredByUpdate = noted.contains(.undoUpdate)
+  }
+
+  /// Forgets the objects noted as restored, and their flags.
+  private func forgetRestored() {
+    for object in restored { object.isNotedRestoredByUpdate = false }
+    restored.removeAll()
+    restoredEvents.removeAll()
   }
 
   private func logEvent(_ event: UndoLog.Event) {
@@ -197,8 +232,7 @@ final class UndoRecorder {
       isCollecting = false
       let objects = restored
       let events = restoredEvents
-      restored.removeAll()
-      restoredEvents.removeAll()
+      forgetRestored()
       guard !objects.isEmpty, let log else { return }
       log.disableRegistration()
       for object in objects {
@@ -216,7 +250,7 @@ final class UndoRecorder {
   func checkInvariants() {
     precondition(isCollecting || restored.isEmpty, "restored objects collected outside an undo")
     precondition(restored.count == restoredEvents.count, "restored objects and events disagree")
-    column?.column.checkInvariants()
+    openColumn?.checkInvariants()
   }
 }
 

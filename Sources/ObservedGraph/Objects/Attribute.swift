@@ -112,6 +112,24 @@ public struct Attribute<Value: AttributeValue> {
     // The slot is an @Attribute's, so its field access is of this type.
     let field = unsafeDowncast(
       object.entity.fields[slot].unsafelyUnwrapped, to: TypedFieldAccess<Value>.self)
+    if object.isRecordedQuietInline(slot) {
+      // As `.recorded` below, found by the bits the last recorded set of the slot left.
+      object.link.unsafelyUnwrapped.generation &+= 1
+      let address = field.address(in: object)
+      let old = address.pointee
+      if let registrar = object.registrar {
+        registrar.willSet(object, slot)
+        address.pointee = newValue
+        registrar.didSet(object, slot)
+      } else {
+        address.pointee = newValue
+      }
+      if old != newValue { recordQuietSet(object, slot: slot, old: old) }
+      #if OBSERVEDGRAPH_INVARIANTS
+        object.checkQuietSet(slot)
+      #endif
+      return
+    }
     switch object.beginTypedSet(slot) {
     case .quiet:
       field.address(in: object).pointee = newValue

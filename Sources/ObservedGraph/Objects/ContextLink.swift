@@ -23,6 +23,14 @@ final class ContextLink {
   /// are void (see `ManagedObject.quietSlots`).
   @exclusivity(unchecked) @usableFromInline var quietEpoch: UInt32 = 1
 
+  /// Voids every object's quiet bits: something now hears or records sets that were quiet. The
+  /// epoch never takes the flag of bits set for recorded sets
+  /// (``ManagedObject/recordedQuietFlag``), nor 0, which no object's bits carry.
+  func voidQuietBits() {
+    quietEpoch = (quietEpoch &+ 1) & ~ManagedObject.recordedQuietFlag
+    if quietEpoch == 0 { quietEpoch = 1 }
+  }
+
   /// The identifier of the context's store: the first part of each object's ``ObjectID``, kept
   /// here once for all the context's objects (see `ManagedObject.objectKey`).
   let storeIdentifier: UUID

@@ -113,9 +113,18 @@ extension ManagedObject {
     let context = typedSetContext(slot: slot)
     guard isQuietForTypedSet(slot), !context.center.hasTaps else { return .full }
     if context.recorder.isRecording {
-      // Recorded in a column when nothing else hears it.
+      // Recorded in a column when nothing else hears it; the next set of this slot can skip this
+      // call (`isRecordedQuietInline(_:)`).
       guard observers == nil else { return .full }
       context.generation &+= 1
+      if slot < 64 {
+        let epoch = context.link.quietEpoch | Self.recordedQuietFlag
+        if quietEpoch != epoch {
+          quietSlots = 0
+          quietEpoch = epoch
+        }
+        quietSlots |= 1 << UInt64(slot)
+      }
       registrar?.willSet(self, slot)
       return .recorded
     }
@@ -157,15 +166,33 @@ extension ManagedObject {
   /// adds the entry and returns the column, whose values the caller adds the old value to. Nil
   /// when a new column is needed (``startUndoColumn(_:slot:)``).
   @usableFromInline
-  final func growUndoColumn(slot: Int, valueType: ObjectIdentifier) -> AttributeColumn? {
-    link.unsafelyUnwrapped.context.unsafelyUnwrapped.recorder.growColumn(
-      self, slot: slot, valueType: valueType)
+  final func growUndoColumn(slot: Int, valueType: ObjectIdentifier)
+    -> Unmanaged<AttributeColumn>?
+  {
+    Unmanaged.passUnretained(link.unsafelyUnwrapped.context.unsafelyUnwrapped.recorder)
+      ._withUnsafeGuaranteedRef { $0.growColumn(self, slot: slot, valueType: valueType) }
   }
 
   /// Records a quiet typed set of `slot` in a new undo column, which holds its old value.
   @usableFromInline
   final func startUndoColumn(_ column: AttributeColumn, slot: Int) {
     link.unsafelyUnwrapped.context.unsafelyUnwrapped.recorder.startColumn(column, self, slot: slot)
+  }
+
+  /// The flag of ``quietEpoch`` for quiet bits set by a recorded set (``TypedSet/recorded``): such
+  /// a bit says the slot's set needs nothing but the store, the count of the change, the
+  /// registrar's calls and the record of the old value in the context's undo column. The inline
+  /// test of the setter (``isQuietInline(_:)``) never matches it; the setter's out-of-line part
+  /// tests it (``isRecordedQuietInline(_:)``). A context's own epoch never carries the flag.
+  @usableFromInline static var recordedQuietFlag: UInt32 { 1 << 31 }
+
+  /// Whether a typed set of `slot` is recorded in the context's undo column and needs nothing
+  /// else but the store, the count of the change and the registrar's calls (see
+  /// ``recordedQuietFlag``).
+  @inlinable @inline(__always)
+  final func isRecordedQuietInline(_ slot: Int) -> Bool {
+    quietSlots & (1 &<< UInt64(truncatingIfNeeded: slot)) != 0 && slot < 64
+      && quietEpoch == link.unsafelyUnwrapped.quietEpoch | Self.recordedQuietFlag
   }
 
   /// The end of a quiet typed set: Swift Observation's `didSet`, and the debug checks of the

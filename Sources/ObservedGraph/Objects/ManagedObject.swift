@@ -87,6 +87,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   #endif
   /// The object's place in the change tracker's list of objects with unsaved changes, -1 when it
   /// is not in it (the tracker's). Declared here, it takes the padding after `pending`.
+  /// Whether the running undo or redo noted the object as restored by an update (see
+  /// `UndoRecorder.noteRestored`); fills the byte after `pending`.
+  @exclusivity(unchecked) var isNotedRestoredByUpdate = false
   var dirtyIndex: Int32 = -1
   /// Observers of this object's keys; nil until the first observer is added.
   @exclusivity(unchecked) @usableFromInline final var observers: ObserverTable? {

@@ -10,7 +10,7 @@ final class ObserverCenter {
   /// Read by every set that may be quiet: its reads skip the dynamic exclusivity check.
   @exclusivity(unchecked) private(set) var taps: [Tap] = []
   /// Objects with news for the next objects-did-change event, in the order they got it.
-  private(set) var pendingObjects: [ManagedObject] = []
+  @exclusivity(unchecked) private(set) var pendingObjects: [ManagedObject] = []
   private var subscribers: [Subscriber] = []
   private var nextID = 0
   /// Streams made by `objectsDidChange`, finished when the context goes away.
