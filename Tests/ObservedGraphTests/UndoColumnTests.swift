@@ -7,6 +7,9 @@ import UndoLog
 /// Quiet typed sets recorded side by side (``AttributeColumn``): one step per run, 24 bytes per
 /// Int or Double set, and undo, redo, removal, archiving and coalescing as for one step per set.
 @Suite struct UndoColumnTests {
+  /// The bytes a quiet set of a `Double` adds to its column: the packed entry and the value.
+  private let entryBytes = MemoryLayout<AttributeColumn.Entry>.stride + MemoryLayout<Double>.stride
+
   /// A saved book store with an undo log, and the books' prices and titles as a user sees them.
   private struct Store {
     let scenario = BookStore.scenario(participatesInSwiftObservation: false)
@@ -42,9 +45,9 @@ import UndoLog
     let oneEntry = store.log.byteSize
     book.price = 3
     book.price = 4
-    #expect(store.log.byteSize - oneEntry == 2 * (16 + MemoryLayout<Double>.stride))
+    #expect(store.log.byteSize - oneEntry == 2 * (entryBytes))
     book.price = 4  // an equal value records nothing
-    #expect(store.log.byteSize - oneEntry == 2 * (16 + MemoryLayout<Double>.stride))
+    #expect(store.log.byteSize - oneEntry == 2 * (entryBytes))
     store.context.processPendingChanges()
     let after = store.state
 
@@ -130,7 +133,7 @@ import UndoLog
     book.price = 4  // a new column
     let size = store.log.byteSize
     book.price = 5
-    #expect(store.log.byteSize - size == 16 + MemoryLayout<Double>.stride)
+    #expect(store.log.byteSize - size == entryBytes)
     token.invalidate()
   }
 
@@ -149,7 +152,7 @@ import UndoLog
 
     store.log.removeAllActions(withTarget: a)
     let firstStep = captured.undoGroups[0].steps[0].byteSize  // a's first set
-    #expect(store.log.byteSize == size - firstStep - 3 * 24)
+    #expect(store.log.byteSize == size - firstStep - 3 * entryBytes)
     try store.log.undo()
     #expect(a.price == 12 && b.price == 15)
     // The history captured before still holds every change.
@@ -216,5 +219,24 @@ import UndoLog
         == [1, 1, 1])
     try store.log.undo()
     #expect(book.price == 10)
+  }
+
+  @Test func aSetWhoseKeyDoesNotFitAnEntryIsAStepOfItsOwn() throws {
+    let store = try Store()
+    store.context.registry.reserve(upTo: 1 << 40)
+    let far = store.context.insert(Book.self)
+    #expect(!AttributeColumn.fits(far, 1))
+    try store.context.save()
+    far.price = 1
+    far.price = 2
+    far.price = 3
+    store.context.processPendingChanges()
+    let steps = try store.newestSteps()
+    #expect(steps.count == 3)
+    #expect(steps.allSatisfy { $0.description.components(separatedBy: "; ").count == 1 })
+    try store.log.undo()
+    #expect(far.price == 0 && !far.hasChanges)
+    try store.log.redo()
+    #expect(far.price == 3)
   }
 }

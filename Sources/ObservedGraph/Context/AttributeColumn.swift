@@ -35,22 +35,33 @@ class AttributeColumn {
   @exclusivity(unchecked) @usableFromInline final var entities: [EntityDescription] = []
   /// The entity of the newest entry, held by `entities`, and its index there.
   @exclusivity(unchecked) private final var lastEntity: Unmanaged<EntityDescription>?
-  @exclusivity(unchecked) private final var lastEntityIndex: UInt16 = 0
+  @exclusivity(unchecked) private final var lastEntityIndex = 0
 
-  /// One recorded set, but for its value: 16 bytes.
+  /// One recorded set, but for its value, in 8 bytes: the object's key (40 bits), the slot (12
+  /// bits) and the entity's index in `entities` (12 bits). A set whose key or slot does not fit
+  /// is recorded as a step of its own (``fits(_:_:)``); a column naming 4,096 entities takes no
+  /// other.
   @usableFromInline
   struct Entry {
-    @usableFromInline var key: Int64
-    @usableFromInline var slot: Int32
-    /// The entity's index in `entities`.
-    @usableFromInline var entity: UInt16
+    @usableFromInline var bits: UInt64
 
-    @usableFromInline
-    init(key: Int64, slot: Int32, entity: UInt16) {
-      self.key = key
-      self.slot = slot
-      self.entity = entity
+    @usableFromInline static var keyBits: UInt64 { 40 }
+    @usableFromInline static var fieldBits: UInt64 { 12 }
+    @usableFromInline static var fieldMask: UInt64 { (1 << fieldBits) - 1 }
+
+    init(key: Int64, slot: Int, entity: Int) {
+      bits = UInt64(key) << (2 * Self.fieldBits) | UInt64(slot) << Self.fieldBits | UInt64(entity)
     }
+
+    @inlinable var key: Int64 { Int64(bits >> (2 * Self.fieldBits)) }
+    @inlinable var slot: Int { Int((bits >> Self.fieldBits) & Self.fieldMask) }
+    @inlinable var entity: Int { Int(bits & Self.fieldMask) }
+  }
+
+  /// Whether a set of `object`'s `slot` can be an entry.
+  static func fits(_ object: ManagedObject, _ slot: Int) -> Bool {
+    object.objectKey >= 0 && object.objectKey >> Entry.keyBits == 0
+      && slot >= 0 && slot <= Int(Entry.fieldMask)
   }
 
   /// The bytes one entry retains: the entry and its value.
@@ -78,39 +89,39 @@ class AttributeColumn {
   /// The index of `entity` in `entities`, added if needed; nil when the column names as many
   /// entities as it can.
   @inline(__always)
-  final func index(of entity: EntityDescription) -> UInt16? {
+  final func index(of entity: EntityDescription) -> Int? {
     if let lastEntity, lastEntity.toOpaque() == Unmanaged.passUnretained(entity).toOpaque() {
       return lastEntityIndex
     }
     return slowIndex(of: entity)
   }
 
-  private final func slowIndex(of entity: EntityDescription) -> UInt16? {
+  private final func slowIndex(of entity: EntityDescription) -> Int? {
     let index: Int
     if let known = entities.firstIndex(where: { $0 === entity }) {
       index = known
     } else {
-      guard entities.count <= Int(UInt16.max) else { return nil }
+      guard entities.count <= Int(Entry.fieldMask) else { return nil }
       index = entities.count
       entities.append(entity)
     }
     lastEntity = Unmanaged.passUnretained(entity)
-    lastEntityIndex = UInt16(index)
-    return lastEntityIndex
+    lastEntityIndex = index
+    return index
   }
 
   /// Adds the entry of a set of `object`'s `slot`, `entity` being the index of its entity.
   @inline(__always)
-  final func appendEntry(_ object: ManagedObject, _ slot: Int, entity: UInt16) {
-    entries.append(
-      Entry(key: object.objectKey, slot: Int32(truncatingIfNeeded: slot), entity: entity))
+  final func appendEntry(_ object: ManagedObject, _ slot: Int, entity: Int) {
+    assert(Self.fits(object, slot) && entity <= Int(Entry.fieldMask))
+    entries.append(Entry(key: object.objectKey, slot: slot, entity: entity))
   }
 
   /// The object an entry names.
   final func objectID(at index: Int) -> ObjectID {
     let entry = entries[index]
     return ObjectID(
-      storeIdentifier: storeIdentifier, entityName: entities[Int(entry.entity)].name,
+      storeIdentifier: storeIdentifier, entityName: entities[entry.entity].name,
       key: entry.key)
   }
 
@@ -120,7 +131,16 @@ class AttributeColumn {
   // MARK: Per value type
 
   /// An entry as a recorded change: put the value back, tracked as changed.
-  func change(at index: Int) -> RecordedChange {
+  final func change(at index: Int) -> RecordedChange {
+    let entry = entries[index]
+    return change(of: objectID(at: index), entities[entry.entity], entry.slot, valueAt: index)
+  }
+
+  /// A set of `entity`'s `slot` of the object `id` as a recorded change: put back the value at
+  /// `index` of the column's values, tracked as changed.
+  func change(of id: ObjectID, _ entity: EntityDescription, _ slot: Int, valueAt index: Int)
+    -> RecordedChange
+  {
     preconditionFailure("ObservedGraph: AttributeColumn is abstract")
   }
 
@@ -169,12 +189,12 @@ final class TypedAttributeColumn<Value: AttributeValue>: AttributeColumn {
     values.deallocate()
   }
 
-  override func change(at index: Int) -> RecordedChange {
-    let entry = entries[index]
-    let slot = Int(entry.slot)
-    let property = entities[Int(entry.entity)].properties[slot]
+  override func change(
+    of id: ObjectID, _ entity: EntityDescription, _ slot: Int, valueAt index: Int
+  ) -> RecordedChange {
+    let property = entity.properties[slot]
     return .attribute(
-      objectID(at: index), slot: slot,
+      id, slot: slot,
       value: property.storedValue(of: Attribute<Value>.held(values[index])), before: .changed)
   }
 
@@ -190,10 +210,10 @@ final class TypedAttributeColumn<Value: AttributeValue>: AttributeColumn {
     guard var place = entries.last else { return }
     repeat {
       let entry = entries[place]
-      let slot = Int(entry.slot)
+      let slot = entry.slot
       guard
         let object = context.quietReplayTarget(
-          key: entry.key, entity: entities[Int(entry.entity)], slot: slot)
+          key: entry.key, entity: entities[entry.entity], slot: slot)
       else {
         replayThroughPath(place.index, in: context)
         continue
@@ -217,7 +237,7 @@ final class TypedAttributeColumn<Value: AttributeValue>: AttributeColumn {
     copy.entities = entities
     for index in 0..<entries.count {
       let entry = entries[index]
-      guard entry.key != key || entities[Int(entry.entity)] !== entity else { continue }
+      guard entry.key != key || entities[entry.entity] !== entity else { continue }
       copy.entries.append(entry)
       copy.values.append(values[index])
     }

@@ -174,7 +174,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
     case .column(let column):
       guard column.entries.count == 1 else { return nil }
       return UndoCoalescingKey(
-        identity: column.objectID(at: 0), key: Int(column.entries[0].slot))
+        identity: column.objectID(at: 0), key: column.entries[0].slot)
     }
   }
 

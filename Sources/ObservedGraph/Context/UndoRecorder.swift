@@ -103,7 +103,7 @@ final class UndoRecorder {
     -> Unmanaged<AttributeColumn>?
   {
     guard valueType == openValueType, let mark = openMark, let reference = openColumnReference,
-      let log = logReference
+      let log = logReference, AttributeColumn.fits(object, slot)
     else { return nil }
     return reference._withUnsafeGuaranteedRef { column in
       guard let entity = column.index(of: object.entity),
@@ -118,10 +118,14 @@ final class UndoRecorder {
   }
 
   /// Records a new column holding the entry of a quiet set of `object`'s `slot`, its old value
-  /// already added, and keeps it open for the next quiet sets.
+  /// already added, and keeps it open for the next quiet sets. A set that cannot be an entry
+  /// (``AttributeColumn/fits(_:_:)``) is recorded as a step of its own.
   func startColumn(_ column: AttributeColumn, _ object: ManagedObject, slot: Int) {
     closeColumn()
-    guard let log, log.isRegistrationEnabled, let entity = column.index(of: object.entity) else {
+    guard let log, log.isRegistrationEnabled else { return }
+    guard AttributeColumn.fits(object, slot), let entity = column.index(of: object.entity) else {
+      let change = column.change(of: object.objectID, object.entity, slot, valueAt: 0)
+      log.register(GraphUndoStep(change: change))
       return
     }
     column.storeIdentifier = participant.storeIdentifier

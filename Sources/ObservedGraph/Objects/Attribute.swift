@@ -109,13 +109,13 @@ public struct Attribute<Value: AttributeValue> {
   /// "typed attribute set"), and specialized for `Value` in the caller's module.
   @inlinable @inline(never)
   static func set(_ object: ManagedObject, slot: Int, _ newValue: Value) {
-    // The slot is an @Attribute's, so its field access is of this type.
-    let field = unsafeDowncast(
-      object.entity.fields[slot].unsafelyUnwrapped, to: TypedFieldAccess<Value>.self)
     if object.isRecordedQuietInline(slot) {
-      // As `.recorded` below, found by the bits the last recorded set of the slot left.
+      // As `.recorded` below, found by the bits the last recorded set of the slot left. The
+      // field is reached by its offset alone: its access is only read, not held.
       object.link.unsafelyUnwrapped.generation &+= 1
-      let address = field.address(in: object)
+      let offset = object.entity.fields[slot].unsafelyUnwrapped.offset
+      let address = (Unmanaged.passUnretained(object).toOpaque() + offset)
+        .assumingMemoryBound(to: Value.self)
       let old = address.pointee
       if let registrar = object.registrar {
         registrar.willSet(object, slot)
@@ -130,6 +130,9 @@ public struct Attribute<Value: AttributeValue> {
       #endif
       return
     }
+    // The slot is an @Attribute's, so its field access is of this type.
+    let field = unsafeDowncast(
+      object.entity.fields[slot].unsafelyUnwrapped, to: TypedFieldAccess<Value>.self)
     switch object.beginTypedSet(slot) {
     case .quiet:
       field.address(in: object).pointee = newValue
