@@ -8,7 +8,7 @@ final class ChangeTracker {
   /// its place in the list (`ManagedObject.dirtyIndex`, -1 when it is not in it), so adding and
   /// removing are a store or a swap with the last: one reference per object, where a hash table
   /// by identity took about 42 bytes per object (benchmark row "heap bytes per object").
-  private(set) var dirty: ContiguousArray<ManagedObject> = []
+  @exclusivity(unchecked) private(set) var dirty: ContiguousArray<ManagedObject> = []
   #if OBSERVEDGRAPH_INVARIANTS
     private var fullChecks = FullCheckSchedule()
   #endif

@@ -48,8 +48,15 @@ extension ObjectContext {
 
   /// Takes a change through every phase.
   func perform(_ request: Request) {
-    if case .attribute(let object, let property, let old, let new, let changes) = request {
+    switch request {
+    case .attribute(let object, let property, let old, let new, let changes):
       return performAttribute(object, property, old: old, new: new, changes: changes)
+    case .toOne(let member, let property, let owner):
+      if relateQuietly(member, property, to: owner) { return }
+    case .insertMembers(let owner, let property, let members, nil) where members.count == 1:
+      if insertQuietly(members[0], into: owner, property) { return }
+    default:
+      break
     }
     run(makePlan(request, replanning: false)) { _ in makePlan(request, replanning: true) }
   }

@@ -35,7 +35,7 @@ public final class ObjectContext {
   /// Undo steps.
   let recorder: UndoRecorder
   /// Open manual will/did brackets.
-  var brackets = BracketTable()
+  @exclusivity(unchecked) var brackets = BracketTable()
   /// Counts writes to any object's storage: the mutation path plans again when an observer's prior
   /// call changed the graph between planning and applying.
   var generation: UInt64 {

@@ -162,7 +162,7 @@ final class UndoRecorder {
     case .set:
       let old = planned.edit.old
       if property.isRelationship {
-        let old = old.map { unsafeDowncast($0 as AnyObject, to: ManagedObject.self).objectID }
+        let old = old.map { heldReference($0, as: ManagedObject.self).objectID }
         return .toOne(object.objectID, slot: property.slot, value: old, before: before)
       }
       return .attribute(

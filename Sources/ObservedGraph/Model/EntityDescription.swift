@@ -63,8 +63,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   /// built from descriptions for a class with wrappers): a fresh object gets the default.
   var fieldDefaults: [(field: FieldAccess, value: Any?)] = []
   /// The slot of each property the class declares with a wrapper, by the wrapper's byte offset
-  /// in an object (a wrapper finds its slot by where it sits).
-  var slotsByWrapperOffset: [Int: Int] = [:]
+  /// in an object (a wrapper finds its slot by where it sits); -1 at other offsets. An array, not
+  /// a table: every new object's wrappers look their slots up once (benchmark row "cascade delete
+  /// … time to build it").
+  var slotsByWrapperOffset: ContiguousArray<Int32> = []
   /// Per slot: whether setters notify observers by themselves (the class's
   /// `automaticallyNotifiesObservers(forKey:)`, asked once when the model is built).
   var notifiesAutomatically: [Bool] = []

@@ -418,7 +418,7 @@ extension ObjectModel {
   static func prepareFields(of entity: EntityDescription) {
     entity.fields = ContiguousArray(repeating: nil, count: entity.properties.count)
     entity.fieldDefaults = []
-    entity.slotsByWrapperOffset = [:]
+    entity.slotsByWrapperOffset = []
     guard entity.objectClass != ManagedObject.self else { return }
     let prototype = entity.objectClass.init(ObjectBootstrap.prototype)
     var wrappers: [String: any PropertyWrapperDeclaring] = [:]
@@ -436,7 +436,11 @@ extension ObjectModel {
     for property in entity.properties {
       let label = "_" + property.name
       guard let wrapper = wrappers[label], let offset = offsets[label] else { continue }
-      entity.slotsByWrapperOffset[offset] = property.slot
+      if entity.slotsByWrapperOffset.count <= offset {
+        entity.slotsByWrapperOffset.append(
+          contentsOf: repeatElement(-1, count: offset + 1 - entity.slotsByWrapperOffset.count))
+      }
+      entity.slotsByWrapperOffset[offset] = Int32(property.slot)
       guard let wrapper = wrapper as? any FieldDeclaring else { continue }
       let field = wrapper.fieldAccess(at: offset, label: label, in: prototype)
       entity.fields[property.slot] = field

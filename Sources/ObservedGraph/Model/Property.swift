@@ -100,7 +100,7 @@ final class Property: @unchecked Sendable {
       return .toMany(objects.map(\.objectID))
     }
     if isRelationship {
-      return .toOne(held.map { unsafeDowncast($0 as AnyObject, to: ManagedObject.self).objectID })
+      return .toOne(held.map { heldReference($0, as: ManagedObject.self).objectID })
     }
     return .attribute(storedValue(of: held))
   }

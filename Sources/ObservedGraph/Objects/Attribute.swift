@@ -273,11 +273,12 @@ extension ManagedObject {
       preconditionFailure("ObservedGraph: properties of a model prototype cannot be used")
     }
     let offset = wrapper - UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-    guard let slot = entity.slotsByWrapperOffset[offset] else {
+    let slots = entity.slotsByWrapperOffset
+    guard offset >= 0, offset < slots.count, slots[offset] >= 0 else {
       preconditionFailure(
         "ObservedGraph: a property wrapper of \(type(of: self)) is not part of entity "
           + "\(entity.name); was the class given to ObjectModel(types:)?")
     }
-    return slot
+    return Int(slots[offset])
   }
 }

@@ -5,8 +5,8 @@
 /// so insert, remove and contains are O(1). Ordered relationships keep the members' order; removing
 /// from the middle is O(n), as for any array.
 final class ObjectCollection {
-  private(set) var items: ContiguousArray<ManagedObject> = []
-  private var positions: [ObjectIdentifier: Int] = [:]
+  @exclusivity(unchecked) private(set) var items: ContiguousArray<ManagedObject> = []
+  @exclusivity(unchecked) private var positions: [ObjectIdentifier: Int] = [:]
   let isOrdered: Bool
 
   init(ordered: Bool) {
@@ -39,6 +39,15 @@ final class ObjectCollection {
   }
 
   /// Removes a member; returns the index it had (meaningful for ordered collections).
+  /// Adds an object the caller found not to be a member yet, at the end: one hash, where
+  /// ``insert(_:at:)`` checks membership first (benchmark row "to-many insert with inverse
+  /// upkeep").
+  func insertNew(_ object: ManagedObject) {
+    assert(!contains(object), "ObservedGraph: \(object) is already in the collection")
+    positions[ObjectIdentifier(object)] = items.count
+    items.append(object)
+  }
+
   @discardableResult
   func remove(_ object: ManagedObject) -> Int {
     guard let position = positions.removeValue(forKey: ObjectIdentifier(object)) else {

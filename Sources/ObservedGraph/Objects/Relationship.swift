@@ -32,7 +32,7 @@ public struct Relationship<Value: RelationshipValue> {
   let minCount: Int32
   let maxCount: Int32
   /// The storage slot of this property in its object; resolved on first use, negative until then.
-  var slot: Int32 = -1
+  @usableFromInline var slot: Int32 = -1
   let deleteRule: DeleteRule
   let ordered: Bool?
   let isOptional: Bool
@@ -73,6 +73,11 @@ public struct Relationship<Value: RelationshipValue> {
   }
 
   /// Reads and writes the relationship through its object.
+  ///
+  /// Inlinable (benchmark rows "to-many insert with inverse upkeep" and "cascade delete … time to
+  /// build it"): in the caller's module the key path to the wrapper is a literal, so the slot is
+  /// a field load instead of a key path applied by the runtime.
+  @inlinable
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -84,26 +89,28 @@ public struct Relationship<Value: RelationshipValue> {
       return Value.relationshipShape.make(members) as! Value
     }
     set {
-      object.writeRelationship(
-        Value.relationshipShape.members(newValue), slot: slot(of: object, storageKeyPath))
+      let slot = slot(of: object, storageKeyPath)
+      // A to-one value is handed over as it is: no shape, no cast, no array (benchmark rows
+      // "to-many insert with inverse upkeep" and "cascade delete … time to build it").
+      if let target = Value._toOneTarget(of: newValue) {
+        return object.writeToOne(target, slot: slot)
+      }
+      object.writeRelationship(Value.relationshipShape.members(newValue), slot: slot)
     }
   }
 
-  private static func slot<Object: ManagedObject>(
+  @inlinable @inline(__always)
+  static func slot<Object: ManagedObject>(
     of object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Int {
     let cached = Int(object[keyPath: storageKeyPath].slot)
     if cached >= 0 { return cached }
-    return resolveSlot(&object[keyPath: storageKeyPath], in: object)
-  }
-
-  /// The first use of the wrapper in an object: finds its slot by where the wrapper sits in the
-  /// object, and caches it in the wrapper.
-  private static func resolveSlot(_ wrapper: inout Self, in object: ManagedObject) -> Int {
-    let slot = withUnsafeMutablePointer(to: &wrapper) {
+    // The first use of the wrapper in an object: its slot is found by where the wrapper sits in
+    // the object, and cached in the wrapper.
+    let slot = withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) {
       object.resolveSlot(wrapperAt: UnsafeRawPointer($0))
     }
-    wrapper.slot = Int32(slot)
+    object[keyPath: storageKeyPath].slot = Int32(slot)
     return slot
   }
 }
@@ -138,6 +145,21 @@ public protocol RelationshipValue {
   /// [Page].relationshipShape   // ordered to-many of Page
   /// ```
   static var relationshipShape: RelationshipShape { get }
+
+  /// For a to-one value, the object it holds (or nil), wrapped once more; nil for a to-many value.
+  ///
+  /// The typed setter of a to-one relationship uses it to hand the object over without going
+  /// through ``relationshipShape``. The library's conformances implement it; a type of yours that
+  /// conformed could keep the default, `nil`.
+  ///
+  /// ```swift
+  /// Book?._toOneTarget(of: book)  // .some(book)
+  /// Set<Book>._toOneTarget(of: [])  // nil
+  /// ```
+  ///
+  /// - Parameter value: A value of a relationship property.
+  /// - Returns: `.some(object)` for a to-one value; nil for a to-many value.
+  static func _toOneTarget(of value: Self) -> ManagedObject??
 }
 
 /// How a ``RelationshipValue`` type relates objects: its destination class, whether it is to-many
@@ -151,8 +173,8 @@ public struct RelationshipShape: Sendable, CustomStringConvertible {
   let destination: ManagedObject.Type
   let isToMany: Bool
   let isOrdered: Bool
-  let make: @Sendable ([ManagedObject]) -> Any
-  let members: @Sendable (Any) -> [ManagedObject]
+  @usableFromInline let make: @Sendable ([ManagedObject]) -> Any
+  @usableFromInline let members: @Sendable (Any) -> [ManagedObject]
 
   /// `to-one of Book`, `to-many of Book` or `ordered to-many of Page`.
   public var description: String {
@@ -160,7 +182,29 @@ public struct RelationshipShape: Sendable, CustomStringConvertible {
   }
 }
 
+extension RelationshipValue {
+  /// The default: nil, as for a to-many value.
+  ///
+  /// ```swift
+  /// [Page]._toOneTarget(of: pages)  // nil
+  /// ```
+  ///
+  /// - Parameter value: A value of a relationship property.
+  /// - Returns: nil.
+  public static func _toOneTarget(of value: Self) -> ManagedObject?? { nil }
+}
+
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
+  /// The object the value holds, or nil, wrapped once more: a to-one value.
+  ///
+  /// ```swift
+  /// Book?._toOneTarget(of: nil)  // .some(nil)
+  /// ```
+  ///
+  /// - Parameter value: A to-one value.
+  /// - Returns: `.some(value)`.
+  public static func _toOneTarget(of value: Self) -> ManagedObject?? { .some(value) }
+
   /// To-one: nil or one object of the wrapped class.
   public static var relationshipShape: RelationshipShape {
     RelationshipShape(
