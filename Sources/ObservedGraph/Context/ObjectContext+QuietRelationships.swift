@@ -41,7 +41,7 @@ extension ObjectContext {
     generation &+= 1
     if changes {
       trackQuietly(member, property)
-      member.write(owner, at: slot)
+      member.setRelationshipReference(owner, for: property)
     }
     if leaves, let old {
       trackQuietly(old, inverse)

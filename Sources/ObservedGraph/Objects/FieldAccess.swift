@@ -139,7 +139,30 @@ extension Attribute: FieldDeclaring {
     else {
       preconditionFailure("ObservedGraph: the layout of Attribute<\(Value.self)> cannot be read")
     }
-    // Write a marker where the wrapper's slot should be, and read the wrapper back by name.
+    checkWrapperOffset(offset, slotOffset: slotOffset, label: label, in: prototype)
+    return TypedFieldAccess<Value>(offset: offset + valueOffset)
+  }
+}
+
+extension Relationship: FieldDeclaring {
+  func fieldAccess(at offset: Int, label: String, in prototype: ManagedObject) -> FieldAccess {
+    guard let targetOffset = MemoryLayout<Self>.offset(of: \Self.target),
+      let slotOffset = MemoryLayout<Self>.offset(of: \Self.slot)
+    else {
+      preconditionFailure("ObservedGraph: the layout of Relationship<\(Value.self)> cannot be read")
+    }
+    checkWrapperOffset(offset, slotOffset: slotOffset, label: label, in: prototype)
+    return RelationshipFieldAccess(offset: offset + targetOffset)
+  }
+}
+
+extension PropertyWrapperDeclaring {
+  /// Stops the model build unless the wrapper stored as `label` in `prototype` sits at byte
+  /// `offset`: a marker written where its slot should be (`slotOffset` into the wrapper) must be
+  /// what `Mirror` then reads in the wrapper.
+  func checkWrapperOffset(
+    _ offset: Int, slotOffset: Int, label: String, in prototype: ManagedObject
+  ) {
     let base = Unmanaged.passUnretained(prototype).toOpaque()
     let slot = (base + offset + slotOffset).assumingMemoryBound(to: Int32.self)
     let saved = slot.pointee
@@ -151,7 +174,6 @@ extension Attribute: FieldDeclaring {
         "ObservedGraph: the stored property \(label) of \(type(of: prototype)) is not at the "
           + "offset the runtime gives (\(offset)); the class's layout cannot be used")
     }
-    return TypedFieldAccess<Value>(offset: offset + valueOffset)
   }
 
   /// The wrapper stored as `label` in `object`, as `Mirror` reads it.
@@ -164,5 +186,30 @@ extension Attribute: FieldDeclaring {
       mirror = current.superclassMirror
     }
     return nil
+  }
+}
+
+/// The ``FieldAccess`` of a `Relationship`: the wrapper keeps the related object (to-one) or the
+/// members' collection (to-many, made on first use), as a plain reference — no `Any`, no slot
+/// array (benchmark rows "to-many insert with inverse upkeep" and "cascade delete … time to build
+/// it": a new object's first relationship set copied its entity's slot array).
+final class RelationshipFieldAccess: FieldAccess {
+  /// The field in `object`: valid while the object is alive (the caller holds it).
+  func address(in object: ManagedObject) -> UnsafeMutablePointer<AnyObject?> {
+    (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: AnyObject?.self)
+  }
+
+  override func load(_ object: ManagedObject) -> Any? {
+    address(in: object).pointee
+  }
+
+  override func store(_ held: Any?, in object: ManagedObject) {
+    address(in: object).pointee = held.map { heldReference($0, as: AnyObject.self) }
+  }
+
+  override var valueType: Any.Type { AnyObject?.self }
+
+  override func storeExactly(_ value: Any, in object: ManagedObject) {
+    store(value, in: object)
   }
 }

@@ -303,11 +303,25 @@ extension ManagedObject {
     relationshipReference(property).map { unsafeDowncast($0, to: ManagedObject.self) }
   }
 
-  /// What a relationship slot holds, read in place (see `ObjectStorage.reference(at:)`).
+  /// What a relationship slot holds, read in place: from the wrapper's field, or from the slot
+  /// array of an object without wrappers (see `ObjectStorage.reference(at:)`).
   private func relationshipReference(_ property: Property) -> AnyObject? {
     if isFaultFlag { fulfilFaultOrStop() }
-    assert(property.isRelationship && entity.fields[property.slot] == nil)
+    assert(property.isRelationship)
+    if let field = entity.fields[property.slot] {
+      return unsafeDowncast(field, to: RelationshipFieldAccess.self).address(in: self).pointee
+    }
     return storage.reference(at: entity.storageIndex[property.slot])
+  }
+
+  /// Stores what a relationship slot holds: a related object, a collection, or nil.
+  func setRelationshipReference(_ reference: AnyObject?, for property: Property) {
+    assert(property.isRelationship)
+    if let field = entity.fields[property.slot] {
+      unsafeDowncast(field, to: RelationshipFieldAccess.self).address(in: self).pointee = reference
+    } else {
+      storage[entity.storageIndex[property.slot]] = reference
+    }
   }
 
   /// The collection of a to-many slot, if it was ever filled.
@@ -319,7 +333,7 @@ extension ManagedObject {
   func makeCollection(_ property: Property) -> ObjectCollection {
     if let collection = collection(property) { return collection }
     let collection = ObjectCollection(ordered: property.isOrdered)
-    write(collection, at: property.slot)
+    setRelationshipReference(collection, for: property)
     return collection
   }
 

@@ -25,9 +25,12 @@
 /// reports the same mistakes by throwing.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
-  // The declaration, read once from a prototype when the model is built, sits in every object:
-  // counts in 32 bits and the small fields together keep the wrapper at 32 bytes (benchmark row
-  // "heap bytes per object").
+  // The declaration, read once from a prototype when the model is built, sits in every object
+  // beside the value: counts in 32 bits and the small fields together keep the wrapper at 40
+  // bytes (benchmark row "heap bytes per object").
+  /// The related object (to-one) or the members' collection (to-many), nil until set: the
+  /// relationship's value, reached through its ``RelationshipFieldAccess``.
+  var target: AnyObject?
   let inverse: RelationshipDescription.Inverse?
   let minCount: Int32
   let maxCount: Int32
