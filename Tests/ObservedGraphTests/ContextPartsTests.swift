@@ -103,6 +103,39 @@ struct ContextPartsTests {
     #expect(table.isEmpty && table.entries.isEmpty)
   }
 
+  @Test func theIdentityTableAgreesWithADictionary() {
+    var random = SplitMix64(seed: SplitMix64.seed(fallback: 0x1D7AB1E))
+    let context = ObjectContext(model: BookStore.model)
+    let objects = (0..<600).map { _ in context.insert(Page.self) as ManagedObject }
+    var table = IdentityPositions()
+    var reference: [ObjectIdentifier: Int] = [:]
+    for step in 0..<30_000 {
+      let object = objects[random.below(objects.count)]
+      let id = ObjectIdentifier(object)
+      switch random.below(5) {
+      case 0, 1, 2:
+        table.set(object, step)
+        reference[id] = step
+      case 3:
+        #expect(table.remove(object) == reference.removeValue(forKey: id))
+      default:
+        if step % 5_000 == 0 {
+          table.removeAll()
+          reference.removeAll()
+        }
+      }
+      #expect(table[object] == reference[id])
+      #expect(table.count == reference.count)
+      if step % 1_000 == 0 {
+        table.checkInvariants()
+        #expect(objects.allSatisfy { table[$0] == reference[ObjectIdentifier($0)] })
+      }
+    }
+    for object in objects { table.remove(object) }
+    table.checkInvariants()
+    #expect(table.count == 0 && objects.allSatisfy { table[$0] == nil })
+  }
+
   @Test func theCenterCatchesAPendingObjectListedTwice() async {
     await #expect(processExitsWith: .failure) {
       let s = BookStore.scenario()

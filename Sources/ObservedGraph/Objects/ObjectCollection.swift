@@ -6,7 +6,7 @@
 /// from the middle is O(n), as for any array.
 final class ObjectCollection {
   @exclusivity(unchecked) private(set) var items: ContiguousArray<ManagedObject> = []
-  @exclusivity(unchecked) private var positions: [ObjectIdentifier: Int] = [:]
+  @exclusivity(unchecked) private var positions = IdentityPositions()
   let isOrdered: Bool
 
   init(ordered: Bool) {
@@ -17,11 +17,11 @@ final class ObjectCollection {
   var isEmpty: Bool { items.isEmpty }
 
   func contains(_ object: ManagedObject) -> Bool {
-    positions[ObjectIdentifier(object)] != nil
+    positions[object] != nil
   }
 
   func index(of object: ManagedObject) -> Int? {
-    guard let position = positions[ObjectIdentifier(object)] else { return nil }
+    guard let position = positions[object] else { return nil }
     if !isOrdered { return position }
     return items.firstIndex { $0 === object }
   }
@@ -31,9 +31,9 @@ final class ObjectCollection {
     precondition(!contains(object), "ObservedGraph: \(object) is already in the collection")
     if isOrdered, let index, index < items.count {
       items.insert(object, at: index)
-      positions[ObjectIdentifier(object)] = index
+      positions.set(object, index)
     } else {
-      positions[ObjectIdentifier(object)] = items.count
+      positions.set(object, items.count)
       items.append(object)
     }
   }
@@ -44,13 +44,13 @@ final class ObjectCollection {
   /// upkeep").
   func insertNew(_ object: ManagedObject) {
     assert(!contains(object), "ObservedGraph: \(object) is already in the collection")
-    positions[ObjectIdentifier(object)] = items.count
+    positions.set(object, items.count)
     items.append(object)
   }
 
   @discardableResult
   func remove(_ object: ManagedObject) -> Int {
-    guard let position = positions.removeValue(forKey: ObjectIdentifier(object)) else {
+    guard let position = positions.remove(object) else {
       preconditionFailure("ObservedGraph: \(object) is not in the collection")
     }
     if isOrdered {
@@ -61,7 +61,7 @@ final class ObjectCollection {
     let last = items.count - 1
     if position != last {
       items.swapAt(position, last)
-      positions[ObjectIdentifier(items[position])] = position
+      positions.set(items[position], position)
     }
     items.removeLast()
     return position
