@@ -36,10 +36,10 @@ struct KeyTable<Value> {
   }
 
   private var pages: [Int64: Page] = [:]
-  /// Where the page of the last ``cachedValue(forKey:)`` is in `pages`: lookups in a row are
-  /// mostly of neighbouring keys, found then without hashing (benchmark row "undo, redo of 1M
-  /// attribute steps"). Any change of the table clears it: an index of a dictionary is valid only
-  /// until the dictionary changes.
+  /// Where the page of the last ``cachedValue(forKey:)`` or store is in `pages`: lookups and
+  /// stores in a row are mostly of neighbouring keys, found then without hashing (benchmark rows
+  /// "undo, redo of 1M attribute steps" and "cascade delete … time to build it"). A change of the
+  /// dictionary's shape clears it: an index of a dictionary is valid only until then.
   private var cache: (page: Int64, index: Dictionary<Int64, Page>.Index)?
   /// The number of keys that hold a value.
   private(set) var count = 0
@@ -57,10 +57,17 @@ struct KeyTable<Value> {
       return pages[page]?.entries[index]
     }
     set {
-      cache = nil
       let (pageKey, index) = Self.place(key)
+      // A value stored on the cached page keeps the cache: the dictionary does not change shape.
+      if let newValue, let cache, cache.page == pageKey {
+        pages.values[cache.index].store(newValue, at: index, counting: &count)
+        return
+      }
+      cache = nil
       if let newValue {
         pages[pageKey, default: Page()].store(newValue, at: index, counting: &count)
+        // The next keys are mostly on this page too (a context numbers its objects in order).
+        cache = pages.index(forKey: pageKey).map { (pageKey, $0) }
       } else if pages[pageKey] != nil {
         let emptied = pages[pageKey]!.clear(at: index, counting: &count)
         if emptied { pages[pageKey] = nil }

@@ -64,6 +64,24 @@ extension ObjectContext {
     return true
   }
 
+  /// Registers a new object when nothing hears an insertion (no tap, no undo recording, no open
+  /// manual bracket): what the apply phase does for it, with no plan built (benchmark row
+  /// "cascade delete … time to build it"). False when the insertion must take the whole path.
+  func insertQuietly(_ object: ManagedObject) -> Bool {
+    guard !recorder.isRecording, !center.hasTaps, brackets.isEmpty,
+      object.lifecycle == .detached, object.observers == nil
+    else { return false }
+    generation &+= 1
+    registry.register(object)
+    object.isInsertedFlag = true
+    tracker.noteDirty(object)
+    center.notePending(.insert, object)
+    #if OBSERVEDGRAPH_INVARIANTS
+      checkAfterMutation(SingleEdit(PlannedEdit(.lifecycle(object, .insert))))
+    #endif
+    return true
+  }
+
   /// Adds `member` to `owner`'s unordered to-many `property` whose inverse is to-one, quietly: the
   /// member's to-one set seen from the other side (a member already there changes nothing);
   /// false when the insertion must take the whole path.

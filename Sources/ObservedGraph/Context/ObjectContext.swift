@@ -152,7 +152,7 @@ public final class ObjectContext {
           + "(\(entity.subentities.map(\.name).joined(separator: ", ")))")
     }
     let object = makeObject(entity, registry.newID(for: entity))
-    perform(.insertObject(object))
+    if !insertQuietly(object) { perform(.insertObject(object)) }
     object.awakeFromInsert()
     return object
   }
