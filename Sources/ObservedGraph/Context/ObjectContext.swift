@@ -36,6 +36,9 @@ public final class ObjectContext {
   let recorder: UndoRecorder
   /// Open manual will/did brackets.
   @exclusivity(unchecked) var brackets = BracketTable()
+  /// The class and entity of the last typed insert (see `entity(for:)`).
+  @exclusivity(unchecked) private var lastInsertedEntity:
+    (type: ObjectIdentifier, entity: EntityDescription)?
   /// Counts writes to any object's storage: the mutation path plans again when an observer's prior
   /// call changed the graph between planning and applying.
   var generation: UInt64 {
@@ -113,7 +116,7 @@ public final class ObjectContext {
   /// - Returns: The new object, registered and marked inserted.
   @discardableResult
   public func insert<Object: ManagedObject>(_ type: Object.Type) -> Object {
-    guard let entity = model.entity(for: type) else {
+    guard let entity = entity(for: type) else {
       preconditionFailure(
         "ObservedGraph: \(type) is not the class of exactly one entity of the model \(model); "
           + "use insertObject(forEntityName:)")
@@ -142,6 +145,16 @@ public final class ObjectContext {
         reason: "the model has no entity named \(ObjectGraphError.shorten(entityName))")
     }
     return try insertObject(of: entity)
+  }
+
+  /// The entity of a class, the last one asked for kept: inserts come in runs of one class
+  /// (benchmark row "cascade delete … time to build it").
+  private func entity(for type: ManagedObject.Type) -> EntityDescription? {
+    let id = ObjectIdentifier(type)
+    if let last = lastInsertedEntity, last.type == id { return last.entity }
+    let entity = model.entity(for: type)
+    lastInsertedEntity = entity.map { (id, $0) }
+    return entity
   }
 
   func insertObject(of entity: EntityDescription) throws -> ManagedObject {

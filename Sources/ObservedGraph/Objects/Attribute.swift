@@ -24,7 +24,7 @@ public struct Attribute<Value: AttributeValue> {
   /// 32 bits and beside the flag, so that the wrapper adds 8 bytes to its value in every object
   /// (benchmark row "heap bytes per object").
   @usableFromInline var slot: Int32 = -1
-  let isTransient: Bool
+  @usableFromInline let isTransient: Bool
 
   /// Declares an attribute whose default is the property's initial value.
   ///
@@ -34,6 +34,7 @@ public struct Attribute<Value: AttributeValue> {
   /// - Parameters:
   ///   - wrappedValue: The default value of new objects.
   ///   - transient: Whether stores skip this attribute.
+  @inlinable
   public init(wrappedValue: Value, transient: Bool = false) {
     self.value = wrappedValue
     self.isTransient = transient
@@ -45,6 +46,7 @@ public struct Attribute<Value: AttributeValue> {
   /// @Attribute var subtitle: String?
   /// ```
   /// - Parameter transient: Whether stores skip this attribute.
+  @inlinable
   public init(transient: Bool = false) where Value: ExpressibleByNilLiteral {
     self.value = nil
     self.isTransient = transient

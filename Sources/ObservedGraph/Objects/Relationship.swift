@@ -30,15 +30,15 @@ public struct Relationship<Value: RelationshipValue> {
   // bytes (benchmark row "heap bytes per object").
   /// The related object (to-one) or the members' collection (to-many), nil until set: the
   /// relationship's value, reached through its ``RelationshipFieldAccess``.
-  var target: AnyObject?
-  let inverse: RelationshipDescription.Inverse?
-  let minCount: Int32
-  let maxCount: Int32
+  @usableFromInline var target: AnyObject?
+  @usableFromInline let inverse: RelationshipDescription.Inverse?
+  @usableFromInline let minCount: Int32
+  @usableFromInline let maxCount: Int32
   /// The storage slot of this property in its object; resolved on first use, negative until then.
   @usableFromInline var slot: Int32 = -1
-  let deleteRule: DeleteRule
-  let ordered: Bool?
-  let isOptional: Bool
+  @usableFromInline let deleteRule: DeleteRule
+  @usableFromInline let ordered: Bool?
+  @usableFromInline let isOptional: Bool
 
   /// Declares a relationship.
   ///
@@ -55,6 +55,7 @@ public struct Relationship<Value: RelationshipValue> {
   ///     kept in 32 bits: a larger one counts as `Int32.max`.
   ///   - maxCount: Maximum number of objects of a to-many relationship; 0 for none (kept in 32
   ///     bits, as `minCount`).
+  @inlinable
   public init(
     inverse: RelationshipDescription.Inverse?, deleteRule: DeleteRule = .nullify,
     ordered: Bool? = nil, isOptional: Bool = true, minCount: Int = 0, maxCount: Int = 0
