@@ -63,6 +63,7 @@ struct KeyTable<Value> {
         pages.values[cache.index].store(newValue, at: index, counting: &count)
         return
       }
+      if newValue == nil && count == 0 { return }  // nothing to remove (and the cache holds)
       cache = nil
       if let newValue {
         pages[pageKey, default: Page()].store(newValue, at: index, counting: &count)

@@ -164,7 +164,7 @@ public final class ObjectContext {
         reason: "\(entity.name) is abstract; insert one of its sub-entities "
           + "(\(entity.subentities.map(\.name).joined(separator: ", ")))")
     }
-    let object = makeObject(entity, registry.newID(for: entity))
+    let object = makeObject(entity, key: registry.newKey())
     if !insertQuietly(object) { perform(.insertObject(object)) }
     object.awakeFromInsert()
     return object
@@ -172,7 +172,13 @@ public final class ObjectContext {
 
   /// A new instance for an identifier, not yet registered.
   func makeObject(_ entity: EntityDescription, _ id: ObjectID) -> ManagedObject {
-    let object = entity.objectClass.init(ObjectBootstrap(entity: entity, link: link, id: id))
+    assert(id.storeIdentifier == link.storeIdentifier && id.entityName == entity.name)
+    return makeObject(entity, key: id.key)
+  }
+
+  /// A new instance for the key of an identifier of this context's store, not yet registered.
+  func makeObject(_ entity: EntityDescription, key: Int64) -> ManagedObject {
+    let object = entity.objectClass.init(ObjectBootstrap(entity: entity, link: link, key: key))
     object.lifecycle = .detached
     return object
   }

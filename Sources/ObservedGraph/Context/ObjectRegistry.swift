@@ -84,10 +84,10 @@ final class ObjectRegistry {
 
   // MARK: Identifiers
 
-  /// A new identifier for an object of `entity`.
-  func newID(for entity: EntityDescription) -> ObjectID {
+  /// The key of a new object's identifier.
+  func newKey() -> Int64 {
     defer { nextKey += 1 }
-    return ObjectID(storeIdentifier: storeIdentifier, entityName: entity.name, key: nextKey)
+    return nextKey
   }
 
   /// Makes sure new identifiers never reuse `key` (a key the store already gave out).

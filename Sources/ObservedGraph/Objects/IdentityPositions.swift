@@ -1,7 +1,7 @@
 /// Positions by object identity: the membership table of an ``ObjectCollection``.
 ///
 /// An open-addressing table keyed by the object's address, probed linearly from a multiplicative
-/// hash of it, at most half full; removal shifts the entries after it back, so no tombstones
+/// hash of it, at most three quarters full; removal shifts the entries after it back, so no tombstones
 /// build up. A lookup is a multiply and usually one compare, where a `Dictionary` keyed by
 /// `ObjectIdentifier` runs the seeded SipHash (benchmark row "to-many insert with inverse
 /// upkeep": two hashes were a fifth of a quiet insert). The collection's members array holds the
@@ -49,7 +49,7 @@ struct IdentityPositions {
 
   /// Sets the position of `object`, adding it when it is not a key.
   mutating func set(_ object: ManagedObject, _ position: Int) {
-    if (count + 1) * 2 > entries.count { grow() }
+    if (count + 1) * 4 > entries.count * 3 { grow() }
     let key = Self.key(object)
     let index = find(key)
     if entries[index].key == 0 { count += 1 }
@@ -112,6 +112,6 @@ struct IdentityPositions {
       }
     }
     precondition(keys == count, "identity table counts \(count), holds \(keys)")
-    precondition(count * 2 <= Swift.max(entries.count, 0), "identity table over half full")
+    precondition(count * 4 <= entries.count * 3, "identity table over three quarters full")
   }
 }

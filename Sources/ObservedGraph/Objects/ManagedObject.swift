@@ -118,10 +118,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   ///
   /// - Parameter bootstrap: The context's opaque creation token.
   public required init(_ bootstrap: ObjectBootstrap) {
-    if let entity = bootstrap.entity, let link = bootstrap.link, let id = bootstrap.id {
+    if let entity = bootstrap.entity, let link = bootstrap.link {
       self.entity = entity
-      assert(id.storeIdentifier == link.storeIdentifier && id.entityName == entity.name)
-      self.objectKey = id.key
+      self.objectKey = bootstrap.key
       self.link = link
       self.storage = ObjectStorage(entity.initialStorage)
       self.lifecycle = .registered

@@ -6,8 +6,11 @@
 public struct ObjectBootstrap {
   let entity: EntityDescription?
   let link: ContextLink?
-  let id: ObjectID?
+  /// The key of the object's identifier (its store is the link's, its entity `entity`): a key,
+  /// not an `ObjectID`, whose entity name would be copied into every new object's making
+  /// (benchmark row "cascade delete … time to build it").
+  let key: Int64
 
   /// An object made only to read its property wrappers while a model is derived.
-  static var prototype: ObjectBootstrap { ObjectBootstrap(entity: nil, link: nil, id: nil) }
+  static var prototype: ObjectBootstrap { ObjectBootstrap(entity: nil, link: nil, key: 0) }
 }
