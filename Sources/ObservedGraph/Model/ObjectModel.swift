@@ -419,6 +419,7 @@ extension ObjectModel {
     entity.fields = ContiguousArray(repeating: nil, count: entity.properties.count)
     entity.fieldDefaults = []
     entity.slotsByWrapperOffset = []
+    entity.wrapperSlots = []
     guard entity.objectClass != ManagedObject.self else { return }
     let prototype = entity.objectClass.init(ObjectBootstrap.prototype)
     var wrappers: [String: any PropertyWrapperDeclaring] = [:]
@@ -441,6 +442,7 @@ extension ObjectModel {
           contentsOf: repeatElement(-1, count: offset + 1 - entity.slotsByWrapperOffset.count))
       }
       entity.slotsByWrapperOffset[offset] = Int32(property.slot)
+      entity.wrapperSlots.append((offset + type(of: wrapper).slotOffset, Int32(property.slot)))
       guard let wrapper = wrapper as? any FieldDeclaring else { continue }
       let field = wrapper.fieldAccess(at: offset, label: label, in: prototype)
       entity.fields[property.slot] = field

@@ -225,6 +225,8 @@ public struct Attribute<Value: AttributeValue> {
 }
 
 extension Attribute: PropertyWrapperDeclaring {
+  static var slotOffset: Int { MemoryLayout<Self>.offset(of: \Self.slot)! }
+
   func declaration(name: String) throws -> Declaration {
     .attribute(
       AttributeDescription(
@@ -253,6 +255,8 @@ extension Attribute: PropertyWrapperDeclaring {
 protocol PropertyWrapperDeclaring {
   /// The slot, or a negative number until it is resolved.
   var slot: Int32 { get }
+  /// Where ``slot`` is in the wrapper, in bytes.
+  static var slotOffset: Int { get }
   /// The property the wrapper declares, named `name`.
   func declaration(name: String) throws -> Declaration
   /// For a relationship, the class its values hold.

@@ -120,6 +120,8 @@ public struct Relationship<Value: RelationshipValue> {
 }
 
 extension Relationship: PropertyWrapperDeclaring {
+  static var slotOffset: Int { MemoryLayout<Self>.offset(of: \Self.slot)! }
+
   func declaration(name: String) throws -> Declaration {
     let shape = Value.relationshipShape
     if let ordered, ordered != shape.isOrdered {
