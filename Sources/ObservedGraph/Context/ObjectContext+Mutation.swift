@@ -54,6 +54,8 @@ extension ObjectContext {
     case .toOne(let member, let property, let owner):
       if relateQuietly(member, property, to: owner) { return }
     case .insertMembers(let owner, let property, let members, nil) where members.count == 1:
+      // A member already there changes nothing, on any path.
+      if owner.isLive && owner.collection(property)?.contains(members[0]) == true { return }
       if insertQuietly(members[0], into: owner, property) { return }
     default:
       break

@@ -21,19 +21,60 @@ extension ObjectContext {
     -> Bool
   {
     guard let inverse = property.inverse, inverse.isToMany, !inverse.isOrdered,
-      !property.isToMany, !recorder.isRecording, !center.hasTaps, brackets.isEmpty,
+      !property.isToMany, isQuietForRelationships,
       member.isQuietlyRelatable, owner?.isQuietlyRelatable ?? true
     else { return false }
     let old = member.toOne(property)
     guard old?.isQuietlyRelatable ?? true else { return false }
+    // The general path links a live new object (the caller checked it) only where its collection
+    // says so.
+    let joins =
+      old !== owner && owner.map { $0.collection(inverse)?.contains(member) != true } ?? false
+    relate(member, property, inverse, old: old, to: owner, joins: joins)
+    return true
+  }
+
+  /// Adds `member` to `owner`'s unordered to-many `property` whose inverse is to-one, quietly: the
+  /// member's to-one set seen from the other side; false when the insertion must take the whole
+  /// path.
+  ///
+  /// - Parameters:
+  ///   - member: An object checked as relatable by the caller, not a member yet.
+  ///   - owner: The object whose to-many relationship gains the member.
+  ///   - property: The to-many relationship.
+  func insertQuietly(_ member: ManagedObject, into owner: ManagedObject, _ property: Property)
+    -> Bool
+  {
+    guard !property.isOrdered, let inverse = property.inverse, inverse.isToOne,
+      isQuietForRelationships, owner.isQuietlyRelatable, member.isQuietlyRelatable
+    else { return false }
+    assert(owner.collection(property)?.contains(member) != true)
+    let old = member.toOne(inverse)
+    // An inconsistent pair (set by primitive setters) takes the whole path, which links it.
+    guard old !== owner, old?.isQuietlyRelatable ?? true else { return false }
+    relate(member, inverse, property, old: old, to: owner, joins: true)
+    return true
+  }
+
+  /// Whether the context lets relationship changes be quiet: no undo recording, no tap, no open
+  /// manual bracket.
+  private var isQuietForRelationships: Bool {
+    !recorder.isRecording && !center.hasTaps && brackets.isEmpty
+  }
+
+  /// The apply phase of a quiet relationship change: `member`'s to-one `property` goes from `old`
+  /// to `owner`; `member` leaves `old`'s collection (`inverse`) when it is there and `old` is live,
+  /// and joins `owner`'s when `joins`.
+  private func relate(
+    _ member: ManagedObject, _ property: Property, _ inverse: Property, old: ManagedObject?,
+    to owner: ManagedObject?, joins: Bool
+  ) {
     let slot = property.slot
     let inverseSlot = inverse.slot
-    // The general path unlinks from a live old object only, and links a live new one (the caller
-    // checked it), each only where the collection says so.
     let changes = old !== owner
+    // The general path unlinks from a live old object only, where its collection says so.
     let leaves =
       changes && old?.isLive == true && old?.collection(inverse)?.contains(member) == true
-    let joins = changes && owner.map { $0.collection(inverse)?.contains(member) != true } ?? false
 
     member.registrar?.willSet(member, slot)
     if leaves { old.unsafelyUnwrapped.registrar?.willSet(old.unsafelyUnwrapped, inverseSlot) }
@@ -61,15 +102,13 @@ extension ObjectContext {
       if joins, let owner { plan.append(.insert(owner, inverse, objects: [member], indexes: [])) }
       checkAfterMutation(plan.finish())
     #endif
-    return true
   }
 
   /// Registers a new object when nothing hears an insertion (no tap, no undo recording, no open
   /// manual bracket): what the apply phase does for it, with no plan built (benchmark row
   /// "cascade delete … time to build it"). False when the insertion must take the whole path.
   func insertQuietly(_ object: ManagedObject) -> Bool {
-    guard !recorder.isRecording, !center.hasTaps, brackets.isEmpty,
-      object.lifecycle == .detached, object.observers == nil
+    guard isQuietForRelationships, object.lifecycle == .detached, object.observers == nil
     else { return false }
     generation &+= 1
     registry.register(object)
@@ -80,19 +119,6 @@ extension ObjectContext {
       checkAfterMutation(SingleEdit(PlannedEdit(.lifecycle(object, .insert))))
     #endif
     return true
-  }
-
-  /// Adds `member` to `owner`'s unordered to-many `property` whose inverse is to-one, quietly: the
-  /// member's to-one set seen from the other side (a member already there changes nothing);
-  /// false when the insertion must take the whole path.
-  func insertQuietly(_ member: ManagedObject, into owner: ManagedObject, _ property: Property)
-    -> Bool
-  {
-    guard !property.isOrdered, let inverse = property.inverse, inverse.isToOne,
-      owner.isQuietlyRelatable, member.isLive, member.toOne(inverse) !== owner
-    else { return false }
-    if owner.collection(property)?.contains(member) == true { return true }
-    return relateQuietly(member, inverse, to: owner)
   }
 
   /// Tracks a slot about to change (its committed value kept the first time) and marks it pending,

@@ -32,11 +32,10 @@ public struct MutableObjectSet: Sequence {
   /// - Throws: `wrongEntity`, `otherContext`, `deletedObject` (also when the owner is deleted).
   public func insert(_ object: ManagedObject) throws {
     let context = try checkedContext()
-    // As `checkedMembers`: a member already there passes (a no-action rule may have left a
-    // deleted one).
-    if owner.collection(property)?.contains(object) != true {
-      try context.checkRelatable(object, for: property, of: owner)
-    }
+    // A member already there changes nothing (and passes the checks, as in `checkedMembers`: a
+    // no-action rule may have left a deleted one).
+    if owner.collection(property)?.contains(object) == true { return }
+    try context.checkRelatable(object, for: property, of: owner)
     // One member, checked: the quiet insertion when nothing hears it (benchmark row "to-many insert
     // with inverse upkeep").
     if context.insertQuietly(object, into: owner, property) { return }
