@@ -44,6 +44,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   @exclusivity(unchecked) var propertiesByName: [String: Property] = [:]
   /// Indexes of the relationship properties, for delete rules and invariant checks.
   var relationshipProperties: [Property] = []
+  /// The attributes of ``properties``, in order.
+  var attributeProperties: [Property] = []
   /// A fresh object's storage (the slots that do not live in typed fields): defaults for
   /// attributes, nil for relationships.
   var initialStorage: ContiguousArray<Any?> = []

@@ -216,6 +216,7 @@ extension ObjectModel {
     entity.properties = properties
     entity.propertiesByName = byName
     entity.relationshipProperties = properties.filter(\.isRelationship)
+    entity.attributeProperties = properties.filter { !$0.isRelationship }
   }
 
   static func heldDefault(of attribute: AttributeDescription, in entity: EntityDescription) throws

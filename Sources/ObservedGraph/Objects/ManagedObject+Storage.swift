@@ -360,12 +360,16 @@ extension ManagedObject {
 
   /// The attribute values, for bringing the object back from an undo step.
   func attributeSnapshot() -> ObjectSnapshot {
-    ObjectSnapshot(
-      values: entity.properties.filter { !$0.isRelationship }.map { property in
+    if isFaultFlag { fulfilFaultOrStop() }
+    // One array, sized once (benchmark row "cascade delete": each deleted object keeps one).
+    var values: [ObjectSnapshot.Value] = []
+    values.reserveCapacity(entity.attributeProperties.count)
+    for property in entity.attributeProperties {
+      values.append(
         ObjectSnapshot.Value(
-          slot: property.slot, value: property.storedValue(of: read(property.slot, tracking: false))
-        )
-      })
+          slot: property.slot, value: property.storedValue(of: load(property.slot))))
+    }
+    return ObjectSnapshot(values: values)
   }
 
   /// Cuts the object loose from its context: observers end, relationships and change state are
