@@ -255,22 +255,8 @@ struct QuietSetTests {
 
 @Suite("Quiet sets against the full path")
 struct QuietSetRandomTests {
-  /// One world: a scenario, the events it posted, and (for the reference) a recorder whose tap
-  /// makes every set take the whole path.
-  private final class World {
-    let scenario: BookStore.Scenario
-    var events: [ObjectsDidChange] = []
-    var subscription: ObservationToken?
-    var recorder: ChangeRecorder?
-    var tokens: [ObservationToken] = []
-    var heard: [String] = []
-
-    init(participates: Bool, reference: Bool) {
-      scenario = BookStore.scenario(participatesInSwiftObservation: participates)
-      subscription = scenario.context.onObjectsDidChange { [unowned self] in events.append($0) }
-      if reference { recorder = ChangeRecorder(context: scenario.context) }
-    }
-
+  /// One world (see ``PathWorld``), and what a user can see of its books.
+  private final class World: PathWorld {
     /// What a user can see of the books.
     var state: [String] {
       scenario.books.map { book in
@@ -344,7 +330,7 @@ struct QuietSetRandomTests {
       }
     } check: { draw in
       // Each context has its own store identity: compare the events as they print.
-      #expect(worlds[0].events.map(\.description) == worlds[1].events.map(\.description))
+      #expect(worlds[0].events == worlds[1].events)
       #expect(worlds[0].heard == worlds[1].heard, "step \(draw.step)")
       #expect(worlds[0].state == worlds[1].state, "step \(draw.step)")
       return worlds[0].state == worlds[1].state

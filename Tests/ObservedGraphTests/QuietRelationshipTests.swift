@@ -9,24 +9,8 @@ import UndoLog
 /// an unordered to-many, and an insert into such a to-many, skip the plan when nothing hears them
 /// and leave the graph, the change tracking and the events exactly as the whole path does.
 @Suite struct QuietRelationshipTests {
-  /// One world: a scenario, the events it posted, what observers heard, and (for the reference) a
-  /// recorder whose tap makes every change take the whole path.
-  private final class World {
-    let scenario: BookStore.Scenario
-    var events: [String] = []
-    var subscription: ObservationToken?
-    var recorder: ChangeRecorder?
-    var tokens: [ObservationToken] = []
-    var heard: [String] = []
-
-    init(participates: Bool, reference: Bool) {
-      scenario = BookStore.scenario(participatesInSwiftObservation: participates)
-      subscription = scenario.context.onObjectsDidChange { [unowned self] in
-        events.append($0.description)
-      }
-      if reference { recorder = ChangeRecorder(context: scenario.context) }
-    }
-
+  /// One world (see ``PathWorld``), and what a user can see of its books and categories.
+  private final class World: PathWorld {
     var categories: [BookCategory] { [scenario.fiction, scenario.science] }
 
     /// What a user can see of the books and categories, by name.

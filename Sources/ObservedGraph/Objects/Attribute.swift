@@ -111,21 +111,8 @@ public struct Attribute<Value: AttributeValue> {
       // As `.recorded` below, found by the bits the last recorded set of the slot left. The
       // field is reached by its offset alone: its access is only read, not held.
       object.link.unsafelyUnwrapped.generation &+= 1
-      let offset = object.entity.fields[slot].unsafelyUnwrapped.offset
-      let address = (Unmanaged.passUnretained(object).toOpaque() + offset)
-        .assumingMemoryBound(to: Value.self)
-      let old = address.pointee
-      if let registrar = object.registrar {
-        registrar.willSet(object, slot)
-        address.pointee = newValue
-        registrar.didSet(object, slot)
-      } else {
-        address.pointee = newValue
-      }
+      let old = exchange(object, slot: slot, newValue)
       if old != newValue { recordQuietSet(object, slot: slot, old: old) }
-      #if OBSERVEDGRAPH_INVARIANTS
-        object.checkQuietSet(slot)
-      #endif
       return
     }
     // The slot is an @Attribute's, so its field access is of this type.
@@ -160,8 +147,16 @@ public struct Attribute<Value: AttributeValue> {
   /// for `Value` in the caller's module.
   @inlinable @inline(never)
   static func setReporting(_ object: ManagedObject, slot: Int, _ newValue: Value) {
-    // The slot is an @Attribute's, so its field holds a `Value` at this offset (the field access
-    // itself is only read, not held).
+    let old = exchange(object, slot: slot, newValue)
+    if object.observers != nil { deliver(object, slot: slot, old: old, new: newValue) }
+  }
+
+  /// The store of a quiet set that keeps the old value: `newValue` goes into the slot's field
+  /// inside Swift Observation's `willSet`/`didSet` when the object has a registrar; returns the
+  /// value it replaced. The slot is an `@Attribute`'s, so its field holds a `Value` at the field
+  /// access's offset (the access itself is only read, not held).
+  @inlinable @inline(__always)
+  static func exchange(_ object: ManagedObject, slot: Int, _ newValue: Value) -> Value {
     let offset = object.entity.fields[slot].unsafelyUnwrapped.offset
     let address = (Unmanaged.passUnretained(object).toOpaque() + offset)
       .assumingMemoryBound(to: Value.self)
@@ -176,7 +171,7 @@ public struct Attribute<Value: AttributeValue> {
     #if OBSERVEDGRAPH_INVARIANTS
       object.checkQuietSet(slot)
     #endif
-    if object.observers != nil { deliver(object, slot: slot, old: old, new: newValue) }
+    return old
   }
 
   /// A typed set whose only listeners are the slot's typed observers: each gets the old and new
