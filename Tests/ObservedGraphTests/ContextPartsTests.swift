@@ -136,6 +136,43 @@ struct ContextPartsTests {
     #expect(table.count == 0 && objects.allSatisfy { table[$0] == nil })
   }
 
+  @Test func aColumnBufferKeepsEveryValueAcrossItsChunks() {
+    // Past the doubling chunks (16 … 4,096: 8,176 values) into chunks of the largest size.
+    var buffer = ColumnBuffer<Int>()
+    #expect(buffer.last == nil)
+    for value in 0..<20_000 {
+      buffer.append(value * 3)
+      if value % 997 == 0 { buffer.checkInvariants() }
+    }
+    buffer.checkInvariants()
+    #expect(buffer.count == 20_000)
+    #expect((0..<20_000).allSatisfy { buffer[$0] == $0 * 3 })
+    var walked: [Int] = []
+    if var place = buffer.last {
+      repeat {
+        #expect(buffer[place] == place.index * 3)
+        walked.append(place.index)
+      } while place.retreat()
+    }
+    #expect(walked == Array((0..<20_000).reversed()))
+    // Chunks double from 16 up to 4,096, then stay at 4,096.
+    #expect(buffer.chunks.count == 9 + 3)
+    buffer.deallocate()
+    #expect(buffer.count == 0 && buffer.last == nil)
+
+    // Values that are references are released with the buffer.
+    final class Token {}
+    weak var gone: Token?
+    do {
+      var tokens = ColumnBuffer<Token>()
+      let token = Token()
+      gone = token
+      for _ in 0..<40 { tokens.append(token) }
+      tokens.deallocate()
+    }
+    #expect(gone == nil)
+  }
+
   @Test func theCenterCatchesAPendingObjectListedTwice() async {
     await #expect(processExitsWith: .failure) {
       let s = BookStore.scenario()

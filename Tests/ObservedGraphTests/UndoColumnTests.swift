@@ -239,4 +239,30 @@ import UndoLog
     try store.log.redo()
     #expect(far.price == 3)
   }
+
+  @Test func aLongColumnUndoesAndRedoesEveryValueInOrder() throws {
+    // 20,000 sets over the three books: past the column's doubling chunks (8,176 entries).
+    let store = try Store()
+    let before = store.state
+    var heard: [Double] = []
+    for step in 0..<20_000 {
+      store.books[step % 3].price = Double(step)
+    }
+    store.context.processPendingChanges()
+    let after = store.state
+    #expect(try store.newestSteps().count == 4)  // three first sets, one column
+    // An observer of one book, added now, hears each of its replayed sets in order.
+    let token = store.books[1].observe(\.price, options: [.new]) { _, change in
+      heard.append(change.newValue ?? -1)
+    }
+    try store.log.undo()
+    #expect(store.state == before)
+    let sets = stride(from: 1, to: 20_000, by: 3).map(Double.init)
+    #expect(heard == Array(sets.dropLast().reversed()) + [15])
+    heard = []
+    try store.log.redo()
+    #expect(store.state == after)
+    #expect(heard == sets)
+    token.invalidate()
+  }
 }
