@@ -2,6 +2,15 @@ extension UndoLog {
   /// Names a step just recorded, for as long as it stays the newest step of the innermost open
   /// group and nothing else happens to the log: while the mark is current, the step may take in
   /// more changes instead of the log recording a step for each (see ``registerGrowable(_:)``).
+  ///
+  /// A mark is only compared: keep the one ``registerGrowable(_:)`` returned and hand it to
+  /// ``growNewestStep(by:at:)``.
+  ///
+  /// ```swift
+  /// let mark = log.registerGrowable(step)   // StepMark?
+  /// log.markEventBoundary()
+  /// log.growNewestStep(by: 16, at: mark!)   // false: the group closed
+  /// ```
   public struct StepMark: Hashable, Sendable {
     let serial: UInt64
   }

@@ -151,7 +151,11 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
 
   /// Takes out what the step does to `target`: a step of quiet attribute sets keeps the sets of
   /// other objects (in a copy of its column); any other step goes whole when it changes
-  /// `target`.
+  /// `target`. The log calls it from `removeAllActions(withTarget:)`.
+  ///
+  /// ```swift
+  /// log.removeAllActions(withTarget: book)  // the other books' sets stay undoable
+  /// ```
   ///
   /// - Parameter target: Any object.
   /// - Returns: Whether nothing is left of the step.
