@@ -95,6 +95,13 @@ final class UndoRecorder {
     log.register(GraphUndoStep(changes: changes))
   }
 
+  /// Records the inverse changes of one change applied without a plan (a quiet delete), in the
+  /// order the path would have recorded them; nothing while the log records nothing.
+  func record(_ changes: [RecordedChange]) {
+    guard let log, log.isRegistrationEnabled, !changes.isEmpty else { return }
+    log.register(GraphUndoStep(changes: changes))
+  }
+
   /// Adds the entry of a quiet set of `object`'s `slot` to the open column, when it holds values
   /// of the set's type and its step may still grow; the caller adds the old value. Nil when the
   /// set needs a new column (``startColumn(_:_:slot:)``).

@@ -112,3 +112,18 @@ enum Inventory {
   ]
   static let model = try! ObjectModel(entities: entities)
 }
+
+// MARK: Trees
+
+/// A tree node whose deletion deletes its subtree: the shape of the cascade the benchmark's tree
+/// row deletes.
+final class TreeNode: ManagedObject {
+  @Attribute var label: String = ""
+  @Attribute var weight: Int = 0
+  @Relationship(inverse: "parent", deleteRule: .cascade) var children: Set<TreeNode>
+  @Relationship(inverse: "children") var parent: TreeNode?
+}
+
+enum Trees {
+  static let model = try! ObjectModel(types: [TreeNode.self])
+}
