@@ -224,3 +224,36 @@ struct InlineList<Element> {
     if head == nil { head = element } else { tail.append(element) }
   }
 }
+
+/// Values by slot for the few slots one change touches: a list searched in order while short,
+/// a table once it is long (benchmark row "cascade delete": undo made and hashed tables of a
+/// dozen entries for every deleted object it brought back).
+struct SlotTable<Value> {
+  private var list: [(key: SlotKey, value: Value)] = []
+  private var table: [SlotKey: Value] = [:]
+
+  /// The most entries searched in order.
+  private static var listLimit: Int { 16 }
+
+  subscript(key: SlotKey) -> Value? {
+    get {
+      guard table.isEmpty else { return table[key] }
+      return list.last { $0.key == key }?.value
+    }
+    set {
+      guard table.isEmpty else {
+        table[key] = newValue
+        return
+      }
+      if let index = list.lastIndex(where: { $0.key == key }) {
+        if let newValue { list[index].value = newValue } else { list.remove(at: index) }
+      } else if let newValue {
+        list.append((key, newValue))
+        if list.count > Self.listLimit {
+          table = Dictionary(list, uniquingKeysWith: { _, newer in newer })
+          list = []
+        }
+      }
+    }
+  }
+}

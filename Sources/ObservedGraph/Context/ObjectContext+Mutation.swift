@@ -161,7 +161,7 @@ extension ObjectContext {
     // Undo and redo put a slot's tracking back only if the slot is still tracked as changed when
     // its first edit in the plan applies; decided once per slot, so a slot edited twice in one
     // step (a move: removal and insertion) is restored, not tracked anew by its second edit.
-    var decisions: [SlotKey: Bool] = [:]
+    var decisions = SlotTable<Bool>()
     for index in 0..<plan.count {
       let object = plan[index].object
       guard let property = plan[index].property else {

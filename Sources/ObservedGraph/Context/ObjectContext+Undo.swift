@@ -91,10 +91,10 @@ extension ObjectContext {
   func planReplay(_ changes: [RecordedChange]) -> EditList {
     var plan = EditPlan()
     /// The value each slot will hold after the edits planned so far.
-    var planned: [SlotKey: Any?] = [:]
-    var plannedMembers: [SlotKey: [ManagedObject]] = [:]
+    var planned = SlotTable<Any?>()
+    var plannedMembers = SlotTable<[ManagedObject]>()
     /// The members each to-many slot will hold after the edits planned so far.
-    var membership: [SlotKey: Set<ObjectIdentifier>] = [:]
+    var membership = SlotTable<Set<ObjectIdentifier>>()
     for change in changes.reversed() {
       switch change {
       case .attribute(let id, let slot, let value, let before):

@@ -99,8 +99,17 @@ final class ObjectRegistry {
 
   /// The registered object with the identifier.
   func object(for id: ObjectID) -> ManagedObject? {
-    guard let object = registered[id.key]?.object, object.objectID == id else { return nil }
+    guard let object = registered.cachedValue(forKey: id.key)?.object, names(object, id) else {
+      return nil
+    }
     return object
+  }
+
+  /// Whether `id` is the identifier of `object`, an object of this registry with `id`'s key: the
+  /// same store and entity name, compared without building the object's identifier (benchmark
+  /// row "cascade delete": undo looks every object of its steps up).
+  private func names(_ object: ManagedObject, _ id: ObjectID) -> Bool {
+    id.storeIdentifier == storeIdentifier && object.entity.name == id.entityName
   }
 
   /// The registered or detached object with the identifier.
@@ -110,7 +119,8 @@ final class ObjectRegistry {
   }
 
   func anyObject(for id: ObjectID) -> ManagedObject? {
-    guard let object = (registered[id.key] ?? detached[id.key])?.object, object.objectID == id
+    guard let object = (registered.cachedValue(forKey: id.key) ?? detached[id.key])?.object,
+      names(object, id)
     else { return nil }
     return object
   }
