@@ -256,7 +256,7 @@ struct QuietSetTests {
 @Suite("Quiet sets against the full path")
 struct QuietSetRandomTests {
   /// One world (see ``PathWorld``), and what a user can see of its books.
-  private final class World: PathWorld {
+  private final class World: BookStoreWorld {
     /// What a user can see of the books.
     var state: [String] {
       scenario.books.map { book in

@@ -8,21 +8,13 @@ import UndoLog
 /// applies and records without plans, and leaves the graph, the change tracking, the events and
 /// the undo steps exactly as the whole path does.
 @Suite struct QuietDeleteTests {
-  /// One world: a forest of nodes in a context, the events it posted, what observers heard, and
-  /// (for the reference) a recorder whose tap sends every change down the whole path.
-  private final class World {
-    let context: ObjectContext
+  /// One world (see ``PathWorld``): a forest of nodes, and what a user can see of it.
+  private final class World: PathWorld {
     let nodes: [TreeNode]
-    var events: [String] = []
-    var subscription: ObservationToken?
-    var recorder: ChangeRecorder?
-    var tokens: [ObservationToken] = []
-    var heard: [String] = []
 
     init(participates: Bool, reference: Bool) {
       let context = ObjectContext(
         model: Trees.model, participatesInSwiftObservation: participates)
-      self.context = context
       nodes = (0..<40).map { index in
         let node = context.insert(TreeNode.self)
         node.label = "n\(index)"
@@ -33,8 +25,7 @@ import UndoLog
       for (index, node) in nodes.enumerated() where index % 10 != 0 {
         node.parent = nodes[index - index % 10 + (index % 10 - 1) / 3]
       }
-      subscription = context.onObjectsDidChange { [unowned self] in events.append($0.description) }
-      if reference { recorder = ChangeRecorder(context: context) }
+      super.init(context: context, reference: reference)
     }
 
     /// What a user can see of every node, and of the context.

@@ -10,7 +10,7 @@ import UndoLog
 /// and leave the graph, the change tracking and the events exactly as the whole path does.
 @Suite struct QuietRelationshipTests {
   /// One world (see ``PathWorld``), and what a user can see of its books and categories.
-  private final class World: PathWorld {
+  private final class World: BookStoreWorld {
     var categories: [BookCategory] { [scenario.fiction, scenario.science] }
 
     /// What a user can see of the books and categories, by name.
