@@ -54,6 +54,31 @@ struct ParticipationTests {
     #expect(try fires({ _ = book.category }, when: { try log.redo() }))
   }
 
+  @Test func recordedQuietSetsAndTheirUndoTellTheRegistrar() throws {
+    let s = BookStore.scenario()
+    let log = UndoLog()
+    s.context.undoLog = log
+    let book = s.books[0]
+    book.title = "a"  // the slot's first set in the event: a step of its own
+    // The next sets are recorded in a column: the first asks the object, the next finds the
+    // slot's quiet bit flagged for recording.
+    #expect(fires({ _ = book.title }, when: { book.title = "b" }))
+    #expect(fires({ _ = book.title }, when: { book.title = "c" }))
+    s.context.processPendingChanges()
+    // The undo replays the column first: the registrar hears it before the value changes.
+    // @unchecked Sendable: the change handler runs on this thread, inside the undo.
+    final class Seen: @unchecked Sendable {
+      let book: Book
+      var title: String?
+      init(_ book: Book) { self.book = book }
+    }
+    let seen = Seen(book)
+    withObservationTracking({ _ = book.title }, onChange: { seen.title = seen.book.title })
+    try log.undo()
+    #expect(seen.title == "c")
+    #expect(book.title == "The first book")
+  }
+
   @Test func readsThatAreNotTrackedDoNotFire() throws {
     let s = BookStore.scenario()
     let book = s.books[0]
