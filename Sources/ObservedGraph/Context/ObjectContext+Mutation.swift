@@ -60,6 +60,12 @@ extension ObjectContext {
     default:
       break
     }
+    performPlanned(request)
+  }
+
+  /// Takes a change through every phase with a plan, for a caller that tried the quiet cases of
+  /// ``perform(_:)`` itself.
+  func performPlanned(_ request: Request) {
     run(makePlan(request, replanning: false)) { _ in makePlan(request, replanning: true) }
   }
 

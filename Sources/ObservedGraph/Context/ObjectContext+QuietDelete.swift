@@ -61,8 +61,7 @@ extension ObjectContext {
       let slot = property.slot
       if recording { changes.append(inverse(tracker.state(of: object, slot))) }
       object.registrar?.willSet(object, slot)
-      tracker.track(object, slot) { object.snapshotValue(property) }
-      center.notePending(object, slot)
+      trackQuietly(object, property)
       store()
       object.registrar?.didSet(object, slot)
       #if OBSERVEDGRAPH_INVARIANTS

@@ -123,7 +123,7 @@ extension ObjectContext {
 
   /// Tracks a slot about to change (its committed value kept the first time) and marks it pending,
   /// as the apply phase does before it stores.
-  private func trackQuietly(_ object: ManagedObject, _ property: Property) {
+  func trackQuietly(_ object: ManagedObject, _ property: Property) {
     tracker.track(object, property.slot) { object.snapshotValue(property) }
     center.notePending(object, property.slot)
   }

@@ -21,13 +21,12 @@ final class UndoRecorder {
   /// the changes of the last bracket to close.
   private var bracketChanges: [RecordedChange] = []
   /// The column quiet typed sets are recorded in (see ``AttributeColumn``), while its step is the
-  /// newest of the log's open group, with the mark that lets that step grow and its value type.
+  /// newest of the log's open group, with the mark that lets that step grow.
   /// Read without retains on every recorded set (benchmark row "set with undo recording on"):
   /// `openColumn` and `log` hold them.
   @exclusivity(unchecked) private var openColumn: AttributeColumn?
   @exclusivity(unchecked) private var openColumnReference: Unmanaged<AttributeColumn>?
   @exclusivity(unchecked) private var openMark: UndoLog.StepMark?
-  @exclusivity(unchecked) private var openValueType: ObjectIdentifier?
   @exclusivity(unchecked) private var logReference: Unmanaged<UndoLog>?
 
   /// Whether a change made now is recorded.
@@ -109,10 +108,11 @@ final class UndoRecorder {
   func growColumn(_ object: ManagedObject, slot: Int, valueType: ObjectIdentifier)
     -> Unmanaged<AttributeColumn>?
   {
-    guard valueType == openValueType, let mark = openMark, let reference = openColumnReference,
-      let log = logReference, AttributeColumn.fits(object, slot)
+    guard let mark = openMark, let reference = openColumnReference, let log = logReference,
+      AttributeColumn.fits(object, slot)
     else { return nil }
     return reference._withUnsafeGuaranteedRef { column in
+      guard column.valueType == valueType else { return nil }
       guard let entity = column.index(of: object.entity),
         log._withUnsafeGuaranteedRef({ $0.growNewestStep(by: column.entryByteSize, at: mark) })
       else {
@@ -141,12 +141,10 @@ final class UndoRecorder {
     openColumn = column
     openColumnReference = Unmanaged.passUnretained(column)
     openMark = mark
-    openValueType = column.valueType
   }
 
   /// Stops growing the open column: the next quiet set starts a new one.
   private func closeColumn() {
-    openValueType = nil
     openMark = nil
     openColumnReference = nil
     openColumn = nil

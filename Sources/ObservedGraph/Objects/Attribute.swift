@@ -109,12 +109,9 @@ public struct Attribute<Value: AttributeValue> {
   @inlinable @inline(never)
   static func set(_ object: ManagedObject, slot: Int, _ newValue: Value) {
     if object.isRecordedQuietInline(slot) {
-      // As `.recorded` below, found by the bits the last recorded set of the slot left. The
-      // field is reached by its offset alone: its access is only read, not held.
+      // As `.recorded` below, found by the bits the last recorded set of the slot left.
       object.link.unsafelyUnwrapped.generation &+= 1
-      let old = exchange(object, slot: slot, newValue)
-      if old != newValue { recordQuietSet(object, slot: slot, old: old) }
-      return
+      return setRecorded(object, slot: slot, newValue)
     }
     // The slot is an @Attribute's, so its field access is of this type.
     let field = unsafeDowncast(
@@ -126,11 +123,7 @@ public struct Attribute<Value: AttributeValue> {
       field.address(in: object).pointee = newValue
       object.endQuietSet(slot)
     case .recorded:
-      let address = field.address(in: object)
-      let old = address.pointee
-      address.pointee = newValue
-      if old != newValue { recordQuietSet(object, slot: slot, old: old) }
-      object.endQuietSet(slot)
+      setRecorded(object, slot: slot, newValue)
     case .observed:
       let old = field.address(in: object).pointee
       field.address(in: object).pointee = newValue
@@ -150,6 +143,14 @@ public struct Attribute<Value: AttributeValue> {
   static func setReporting(_ object: ManagedObject, slot: Int, _ newValue: Value) {
     let old = exchange(object, slot: slot, newValue)
     if object.observers != nil { deliver(object, slot: slot, old: old, new: newValue) }
+  }
+
+  /// A quiet set recorded in the context's undo column: the store (``exchange(_:slot:_:)``), and
+  /// the old value recorded unless it is equal.
+  @inlinable @inline(__always)
+  static func setRecorded(_ object: ManagedObject, slot: Int, _ newValue: Value) {
+    let old = exchange(object, slot: slot, newValue)
+    if old != newValue { recordQuietSet(object, slot: slot, old: old) }
   }
 
   /// The store of a quiet set that keeps the old value: `newValue` goes into the slot's field

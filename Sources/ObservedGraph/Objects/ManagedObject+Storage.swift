@@ -88,9 +88,9 @@ extension ManagedObject {
     case quiet
     /// As `quiet`, then ``endQuietSet(_:)`` (Swift Observation's `didSet`; debug checks).
     case quietReporting
-    /// As `quietReporting`, but the set is recorded for undo: the setter keeps the old value,
-    /// stores, records it in the context's open undo column (``AttributeColumn``) unless it is
-    /// equal, and calls ``endQuietSet(_:)``.
+    /// The set is recorded for undo and nothing else hears it: the setter stores inside Swift
+    /// Observation's calls and records the old value in the context's open undo column
+    /// (``AttributeColumn``) unless it is equal (`Attribute.setRecorded`).
     case recorded
     /// As `quietReporting`, but the slot has observers, all of them typed (see
     /// ``ObserverTable/typedSlots``): the setter keeps the old value, stores, calls
@@ -125,7 +125,6 @@ extension ManagedObject {
         }
         quietSlots |= 1 << UInt64(slot)
       }
-      registrar?.willSet(self, slot)
       return .recorded
     }
     context.generation &+= 1
@@ -224,9 +223,9 @@ extension ManagedObject {
   /// The members a typed relationship getter returns.
   @usableFromInline
   final func readMembers(slot: Int, keyPath: AnyKeyPath) -> [ManagedObject] {
-    let held = read(slot, tracking: true, keyPath: keyPath)
-    if let collection = held as? ObjectCollection { return Array(collection.items) }
-    return held.map { [heldReference($0, as: ManagedObject.self)] } ?? []
+    if isFaultFlag { fulfilFaultOrStop() }
+    noteAccess(slot, keyPath)
+    return members(entity.properties[slot])
   }
 
   /// The typed to-one setter: misuse the compiler cannot see stops the program.
@@ -243,7 +242,7 @@ extension ManagedObject {
     }
     // Tried before a request is made: copying the request's payload cost a fifth of a quiet set.
     if context.relateQuietly(self, property, to: target) { return }
-    context.perform(.toOne(self, property, target))
+    context.performPlanned(.toOne(self, property, target))
   }
 
   /// The typed relationship setter: misuse the compiler cannot see stops the program.

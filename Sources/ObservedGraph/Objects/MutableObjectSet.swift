@@ -39,7 +39,7 @@ public struct MutableObjectSet: Sequence {
     // One member, checked: the quiet insertion when nothing hears it (benchmark row "to-many insert
     // with inverse upkeep").
     if context.insertQuietly(object, into: owner, property) { return }
-    context.perform(.insertMembers(owner, property, [object], at: nil))
+    context.performPlanned(.insertMembers(owner, property, [object], at: nil))
   }
 
   /// Removes an object; removing a non-member does nothing.
