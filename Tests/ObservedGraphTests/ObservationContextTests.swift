@@ -27,6 +27,25 @@ struct ObjectsDidChangeTests {
     _ = token
   }
 
+  /// An event nobody subscribes to is dropped whole: a subscriber that arrives after it hears
+  /// only what changes next.
+  @Test func anEventNobodyHearsIsDropped() throws {
+    let s = BookStore.scenario()
+    s.books[0].title = "Unheard"
+    try s.context.delete(s.books[1])
+    s.context.processPendingChanges()
+    var events: [ObjectsDidChange] = []
+    let token = s.context.onObjectsDidChange { events.append($0) }
+    s.context.processPendingChanges()
+    #expect(events.isEmpty)
+    s.books[2].price = 1
+    s.context.processPendingChanges()
+    #expect(events.count == 1)
+    #expect(events.first?.updated == [s.books[2].objectID: ["price"]])
+    #expect(events.first?.inserted.isEmpty == true && events.first?.deleted.isEmpty == true)
+    _ = token
+  }
+
   @Test func coalescing() throws {
     let s = BookStore.scenario()
     s.context.processPendingChanges()

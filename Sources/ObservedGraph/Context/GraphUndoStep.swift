@@ -40,6 +40,8 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
     /// Quiet typed attribute sets, side by side; the column grows while it is the newest step of
     /// the log's open group, and is never changed after (see ``AttributeColumn``).
     case column(AttributeColumn)
+    /// A quiet cascade delete, or its undo or redo (see ``DeletionColumn``); immutable.
+    case deletion(DeletionColumn)
   }
 
   private final class Content: Codable, Sendable {
@@ -75,11 +77,16 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
     body = .column(column)
   }
 
+  init(deletion: DeletionColumn) {
+    body = .deletion(deletion)
+  }
+
   /// The identifier of the store whose objects the step changes (every change of a step names an
   /// object of the same store).
   var store: UUID {
     switch body {
     case .column(let column): column.storeIdentifier
+    case .deletion(let column): column.storeIdentifier
     case .changes(let content):
       switch content.changes {
       case .one(let change): change.object.storeIdentifier
@@ -93,6 +100,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
     switch body {
     case .changes(let content): content.changes
     case .column(let column): .many(column.changes)
+    case .deletion(let column): .many(column.changes)
     }
   }
 
@@ -103,7 +111,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
   public func encode(to encoder: any Encoder) throws {
     switch body {
     case .changes(let content): try content.encode(to: encoder)
-    case .column: try Content(changes: changes).encode(to: encoder)
+    case .column, .deletion: try Content(changes: changes).encode(to: encoder)
     }
   }
 
@@ -131,6 +139,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
     switch body {
     case .changes(let content): context.perform(.replay(content.changes.list))
     case .column(let column): column.replay(in: context)
+    case .deletion(let column): context.replay(column)
     }
     return EmptyUndoStep()
   }
@@ -179,12 +188,15 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
       guard column.entries.count == 1 else { return nil }
       return UndoCoalescingKey(
         identity: column.objectID(at: 0), key: column.entries[0].slot)
+    case .deletion:
+      return nil
     }
   }
 
   /// The bytes the step retains: itself, its content and the content's lists.
   public var byteSize: Int {
     if case .column(let column) = body { return MemoryLayout<Self>.size + column.byteSize }
+    if case .deletion(let column) = body { return MemoryLayout<Self>.size + column.byteSize }
     var size = MemoryLayout<Self>.size + 16 + MemoryLayout<Changes>.size
     if case .many(let list) = changes {
       size += list.count * MemoryLayout<RecordedChange>.stride

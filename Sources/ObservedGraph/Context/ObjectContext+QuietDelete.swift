@@ -32,34 +32,34 @@ extension ObjectContext {
         guard quiet else { return false }
       }
     }
-    for victim in doomed where victim.isLive { deleteQuietly(victim) }
+    let column =
+      recorder.isRecording
+      ? DeletionColumn(.undelete, storeIdentifier: registry.storeIdentifier) : nil
+    for victim in doomed where victim.isLive { deleteQuietly(victim, recordingInto: column) }
+    if let column, !column.isEmpty { recorder.record(column) }
     return true
   }
 
-  /// Deletes one object of a quiet cascade: what `planDelete` plans, applied and recorded.
-  private func deleteQuietly(_ victim: ManagedObject) {
-    let recording = recorder.isRecording
-    var changes: [RecordedChange] = []
-    if recording {
-      // One change per relationship and per member pointing back, and the undelete.
-      var count = 1
-      for property in victim.entity.relationshipProperties {
-        count += 1 + (property.isToMany ? victim.collection(property)?.count ?? 0 : 1)
-      }
-      changes.reserveCapacity(count)
-    }
+  /// Deletes one object of a quiet cascade: what `planDelete` plans, applied, and recorded into
+  /// `column` (the links in the order the path would plan them).
+  private func deleteQuietly(_ victim: ManagedObject, recordingInto column: DeletionColumn?) {
     #if OBSERVEDGRAPH_INVARIANTS
       var touched = EditPlan()
       touched.append(PlannedEdit(.lifecycle(victim, .delete)))
     #endif
-    /// One edit of `object`'s `property`: its tracking state before it recorded with its inverse,
-    /// then tracked, marked pending and stored by `store`.
+    /// One edit of `object`'s `property`: recorded with its tracking state before, then tracked,
+    /// marked pending and stored by `store`.
     func edit(
-      _ object: ManagedObject, _ property: Property, inverse: (SlotTracking) -> RecordedChange,
-      store: () -> Void
+      _ object: ManagedObject, _ property: Property, _ kind: DeletionColumn.Kind,
+      other: ManagedObject?, collection: ObjectCollection? = nil, store: () -> Void
     ) {
       let slot = property.slot
-      if recording { changes.append(inverse(tracker.state(of: object, slot))) }
+      if let column {
+        column.append(
+          DeletionColumn.Link(
+            object: object, other: other, collection: collection, slot: Int32(slot), kind: kind,
+            before: tracker.state(of: object, slot)))
+      }
       object.registrar?.willSet(object, slot)
       trackQuietly(object, property)
       store()
@@ -70,49 +70,37 @@ extension ObjectContext {
     }
 
     generation &+= 1
-    let victimID = victim.objectID
     for property in victim.entity.relationshipProperties {
-      let members = victim.members(property)
-      guard !members.isEmpty, let inverse = property.inverse else { continue }
+      guard let inverse = property.inverse else { continue }
       // The other sides first: each live member that points back loses the victim.
-      for member in members where member.isLive && member !== victim {
+      var isEmpty = true
+      victim.forEachMember(property) { member in
+        isEmpty = false
+        guard member.isLive && member !== victim else { return }
         if inverse.isToMany {
           guard let collection = member.collection(inverse), collection.contains(victim) else {
-            continue
+            return
           }
-          edit(member, inverse) {
-            .insert(
-              member.objectID, slot: inverse.slot, members: [victimID], indexes: [], before: $0)
-          } store: {
-            collection.remove(victim)
-          }
+          edit(member, inverse, .member, other: victim) { collection.remove(victim) }
         } else if member.toOne(inverse) === victim {
-          edit(member, inverse) {
-            .toOne(member.objectID, slot: inverse.slot, value: victimID, before: $0)
-          } store: {
+          edit(member, inverse, .toOne, other: victim) {
             member.setRelationshipReference(nil, for: inverse)
           }
         }
       }
-      // Then the victim's own side.
+      guard !isEmpty else { continue }
+      // Then the victim's own side: a to-many's collection leaves the object whole.
       if property.isToMany {
-        edit(victim, property) {
-          .replace(victimID, slot: property.slot, members: members.map(\.objectID), before: $0)
-        } store: {
-          victim.collection(property)?.removeAll()
+        edit(victim, property, .collection, other: nil, collection: victim.collection(property)) {
+          victim.setRelationshipReference(nil, for: property)
         }
       } else {
-        edit(victim, property) {
-          .toOne(victimID, slot: property.slot, value: members[0].objectID, before: $0)
-        } store: {
+        edit(victim, property, .toOne, other: victim.toOne(property)) {
           victim.setRelationshipReference(nil, for: property)
         }
       }
     }
-    if recording {
-      changes.append(.lifecycle(victimID, .undelete, snapshot: victim.attributeSnapshot()))
-      recorder.record(changes)
-    }
+    column?.endVictim(victim)
     victim.isDeletedFlag = true
     tracker.noteDirty(victim)
     center.notePending(.delete, victim)
@@ -130,5 +118,184 @@ extension ManagedObject {
     } else if let object = toOne(property) {
       body(object)
     }
+  }
+}
+
+// MARK: Undo and redo of a quiet delete
+
+extension ObjectContext {
+  /// Applies a deletion column (the undo or redo of a quiet cascade delete): as one batch when
+  /// nothing hears it and the graph is as the column expects it, otherwise each object's changes
+  /// through the mutation path, as the path's own steps would be.
+  func replay(_ column: DeletionColumn) {
+    if replayQuietly(column) { return }
+    for index in column.victimOrder { perform(.replay(column.changes(ofVictim: index))) }
+  }
+
+  /// The batch: what `apply` does for each object's replayed step — the lifecycle change, then
+  /// each slot's tracking put back (or tracked anew when it was saved since), marked pending and
+  /// stored inside Swift Observation's calls — and the opposite column recorded. False when the
+  /// column must take the path (nothing was done then).
+  private func replayQuietly(_ column: DeletionColumn) -> Bool {
+    guard !center.hasTaps, brackets.isEmpty, canReplayQuietly(column) else { return false }
+    let recording = recorder.isRecording
+    var befores = [SlotTracking](repeating: .unchanged, count: recording ? column.links.count : 0)
+    generation &+= 1
+    for index in column.victimOrder {
+      let victim = column.victims[index].object
+      let range = column.linkRange(of: index)
+      #if OBSERVEDGRAPH_INVARIANTS
+        var touched = EditPlan()
+        touched.append(PlannedEdit(.lifecycle(victim, .delete)))
+        for link in column.links[range] {
+          touched.append(PlannedEdit(.set(link.object, link.property, old: nil, new: nil)))
+        }
+      #endif
+      switch column.direction {
+      case .undelete:
+        victim.isDeletedFlag = false
+        if victim.lifecycle == .detached {
+          // Deleted and saved: it comes back as a new insert, as on the path.
+          registry.register(victim)
+          victim.isInsertedFlag = true
+          tracker.noteDirty(victim)
+        }
+        center.notePending(.undelete, victim)
+        tracker.forgetIfClean(victim)
+        recorder.noteRestored(victim, .undoDeletion)
+        for index in range.reversed() {
+          if recording {
+            befores[index] = replayLink(column.links[index], .undelete)
+          } else {
+            _ = replayLink(column.links[index], .undelete)
+          }
+        }
+      case .delete:
+        for index in range {
+          if recording {
+            befores[index] = replayLink(column.links[index], .delete)
+          } else {
+            _ = replayLink(column.links[index], .delete)
+          }
+        }
+        victim.isDeletedFlag = true
+        tracker.noteDirty(victim)
+        center.notePending(.delete, victim)
+        tracker.forgetIfClean(victim)
+        recorder.noteRestored(victim, .undoInsertion)
+      }
+      #if OBSERVEDGRAPH_INVARIANTS
+        checkAfterMutation(touched.finish())
+      #endif
+    }
+    if recording { recorder.record(column.opposite(befores: befores)) }
+    return true
+  }
+
+  /// Puts one link back (`.undelete`) or empties its slot again (`.delete`), as `apply` does a
+  /// replayed edit; returns the slot's tracking state before, for the opposite column.
+  private func replayLink(_ link: DeletionColumn.Link, _ direction: DeletionColumn.Direction)
+    -> SlotTracking
+  {
+    let object = link.object
+    let property = link.property
+    let slot = property.slot
+    let before = tracker.state(of: object, slot)
+    object.registrar?.willSet(object, slot)
+    if object.changes.contains(slot) {
+      tracker.restore(object, slot, to: link.before)
+    } else {
+      // Saved since: taking the change back is a new change from the saved state.
+      tracker.track(object, slot) { object.snapshotValue(property) }
+    }
+    center.notePending(object, slot)
+    switch (direction, link.kind) {
+    case (.undelete, .toOne):
+      object.setRelationshipReference(link.other, for: property)
+    case (.undelete, .member):
+      object.makeCollection(property).insert(link.other.unsafelyUnwrapped)
+    case (.undelete, .collection):
+      object.setRelationshipReference(link.collection, for: property)
+    case (.delete, .toOne), (.delete, .collection):
+      object.setRelationshipReference(nil, for: property)
+    case (.delete, .member):
+      object.collection(property).unsafelyUnwrapped.remove(link.other.unsafelyUnwrapped)
+    }
+    object.registrar?.didSet(object, slot)
+    tracker.forgetIfClean(object)
+    recorder.noteRestored(object, .undoUpdate)
+    return before
+  }
+
+  /// Whether the batch may apply the column: nothing hears its objects (no observer, none a
+  /// fault), they are this context's, and each slot holds what the column left in it — so the
+  /// batch does exactly what the path would.
+  private func canReplayQuietly(_ column: DeletionColumn) -> Bool {
+    let undeleting = column.direction == .undelete
+    /// The deleted objects, by identity; made only if a detached object is met.
+    var victims: IdentityPositions?
+    /// The slots the links empty, as bits by object; made to delete again.
+    var emptied: IdentityPositions?
+    func isQuiet(_ object: ManagedObject) -> Bool {
+      guard object.link === link, !object.isFaultFlag, object.observers == nil else { return false }
+      switch object.lifecycle {
+      case .registered: return undeleting || !object.isDeletedFlag
+      case .detached:
+        // Deleted and saved: it must be one the column brings back.
+        guard undeleting else { return false }
+        if victims == nil {
+          var table = IdentityPositions()
+          for (index, victim) in column.victims.enumerated() { table.set(victim.object, index) }
+          victims = table
+        }
+        return victims.unsafelyUnwrapped[object] != nil
+      default: return false
+      }
+    }
+    for (index, entry) in column.victims.enumerated() {
+      let victim = entry.object
+      guard isQuiet(victim), victim.isDeletedFlag == undeleting else { return false }
+      let range = column.linkRange(of: index)
+      for link in column.links[range] {
+        guard isQuiet(link.object), link.other.map(isQuiet) ?? true else { return false }
+        let property = link.property
+        switch (column.direction, link.kind) {
+        case (.undelete, .toOne):
+          guard link.object.toOne(property) == nil else { return false }
+        case (.undelete, .member):
+          guard let other = link.other, link.object.collection(property)?.contains(other) != true
+          else { return false }
+        case (.undelete, .collection):
+          guard link.object.collection(property)?.isEmpty ?? true else { return false }
+        case (.delete, .toOne):
+          guard let other = link.other, link.object.toOne(property) === other else { return false }
+        case (.delete, .member):
+          guard let other = link.other, link.object.collection(property)?.contains(other) == true
+          else { return false }
+        case (.delete, .collection):
+          guard let collection = link.collection, link.object.collection(property) === collection
+          else { return false }
+        }
+      }
+      guard !undeleting else { continue }
+      // Deleting again: every relationship the column does not empty (for this object or an
+      // object before it) is empty already.
+      if emptied == nil {
+        var table = IdentityPositions()
+        for link in column.links {
+          guard link.slot < 63 else { return false }
+          table.set(link.object, (table[link.object] ?? 0) | 1 << Int(link.slot))
+        }
+        emptied = table
+      }
+      let slots = emptied.unsafelyUnwrapped[victim] ?? 0
+      for property in victim.entity.relationshipProperties
+      where property.slot >= 63 || slots & 1 << property.slot == 0 {
+        var isEmpty = true
+        victim.forEachMember(property) { _ in isEmpty = false }
+        guard isEmpty else { return false }
+      }
+    }
+    return true
   }
 }

@@ -94,11 +94,11 @@ final class UndoRecorder {
     log.register(GraphUndoStep(changes: changes))
   }
 
-  /// Records the inverse changes of one change applied without a plan (a quiet delete), in the
-  /// order the path would have recorded them; nothing while the log records nothing.
-  func record(_ changes: [RecordedChange]) {
-    guard let log, log.isRegistrationEnabled, !changes.isEmpty else { return }
-    log.register(GraphUndoStep(changes: changes))
+  /// Records the column of a quiet cascade delete (or of its quiet undo or redo) as one step;
+  /// nothing while the log records nothing.
+  func record(_ column: DeletionColumn) {
+    guard let log, log.isRegistrationEnabled else { return }
+    log.register(GraphUndoStep(deletion: column))
   }
 
   /// Adds the entry of a quiet set of `object`'s `slot` to the open column, when it holds values

@@ -40,8 +40,8 @@ struct ChangeState {
   }
 
   /// The committed value of each changed slot, for objects that have been saved.
-  var originals: [Int: SnapshotValue] {
-    get { overflow?.originals ?? [:] }
+  var originals: CommittedValues {
+    get { overflow?.originals ?? CommittedValues() }
     _modify { yield &uniqueOverflow().originals }
   }
 
@@ -84,7 +84,7 @@ final class SlotOverflow {
   /// Changed slots from 64 on.
   var changed: [Int] = []
   /// Committed values by slot.
-  var originals: [Int: SnapshotValue] = [:]
+  var originals = CommittedValues()
   /// Pending slots from 64 on (the observer center's, see ``PendingState``).
   var pending: [Int] = []
 
@@ -96,5 +96,33 @@ final class SlotOverflow {
     changed = other.changed
     originals = other.originals
     pending = other.pending
+  }
+}
+
+/// The committed values of an object's changed slots, by slot: a short list, since an object
+/// changes few slots between two saves — a dictionary cost an allocation, a hash table and a
+/// hash per slot of every saved object a change touches (benchmark row "cascade delete").
+struct CommittedValues {
+  private var entries: ContiguousArray<(slot: Int, value: SnapshotValue)> = []
+
+  var isEmpty: Bool { entries.isEmpty }
+
+  /// The committed value of `slot`, or nil when none is kept; setting nil forgets it.
+  subscript(slot: Int) -> SnapshotValue? {
+    get {
+      for entry in entries where entry.slot == slot { return entry.value }
+      return nil
+    }
+    set {
+      let index = entries.firstIndex { $0.slot == slot }
+      switch (index, newValue) {
+      case (let index?, let value?): entries[index].value = value
+      case (let index?, nil): entries.remove(at: index)
+      case (nil, let value?):
+        if entries.isEmpty { entries.reserveCapacity(2) }
+        entries.append((slot, value))
+      case (nil, nil): break
+      }
+    }
   }
 }

@@ -1,0 +1,175 @@
+import Foundation
+
+/// The undo step of a quiet cascade delete, and of its undo and redo (benchmark rows "cascade
+/// delete" and "undo of the delete"): what the delete did, side by side, in one step for the
+/// whole cascade.
+///
+/// The quiet delete (`ObjectContext.deleteQuietly`) records, for each object it deletes in order,
+/// each slot it emptied — a to-one that pointed at an object, a to-many that lost one member, a
+/// to-many emptied whole — with the slot's change-tracking state before. These are the changes the
+/// mutation path records for the same delete (``changes`` lists them as it would), kept with the
+/// objects themselves rather than identifiers: a deleted object stays in memory while a step can
+/// bring it back, as an undo manager keeps its targets, so bringing it back needs no snapshot of
+/// its values and no lookup. An emptied to-many moves its collection into the column whole, and
+/// back.
+///
+/// Applying the column undoes the deletes (``Direction/undelete``) or does them again
+/// (``Direction/delete``), last object first or first object first, as the path's steps would be
+/// applied; when nothing hears them it is one batch (`ObjectContext.replayQuietly(_:)`) that
+/// records the opposite column, and otherwise each object's changes go through the path.
+final class DeletionColumn {
+  /// What applying the column does to its objects.
+  enum Direction {
+    /// Bring the objects back, with every slot the delete emptied (the undo of a delete).
+    case undelete
+    /// Empty the slots again and delete the objects (the redo).
+    case delete
+
+    var opposite: Direction { self == .undelete ? .delete : .undelete }
+  }
+
+  /// What a slot held before the delete.
+  enum Kind: UInt8 {
+    /// A to-one that pointed at `other`.
+    case toOne
+    /// A to-many holding `other` among its members.
+    case member
+    /// A to-many whose whole `collection` the delete took out.
+    case collection
+  }
+
+  /// One slot the delete emptied.
+  struct Link {
+    /// The object whose slot changed.
+    let object: ManagedObject
+    /// The object a to-one pointed at, or the member a to-many lost.
+    let other: ManagedObject?
+    /// The collection a to-many held, while it is out of the object.
+    let collection: ObjectCollection?
+    let slot: Int32
+    let kind: Kind
+    /// The slot's tracking state before the change this column takes back.
+    let before: SlotTracking
+
+    var property: Property { object.entity.properties[Int(slot)] }
+  }
+
+  /// One deleted object; its links are those from the previous object's `linksEnd` to its own.
+  struct Victim {
+    let object: ManagedObject
+    let linksEnd: Int
+  }
+
+  let direction: Direction
+  let storeIdentifier: UUID
+  private(set) var victims: ContiguousArray<Victim> = []
+  private(set) var links: ContiguousArray<Link> = []
+
+  init(_ direction: Direction, storeIdentifier: UUID) {
+    self.direction = direction
+    self.storeIdentifier = storeIdentifier
+  }
+
+  /// The column that takes this one back once it is applied: the same objects and links, the
+  /// opposite direction, and the tracking state each slot had before it was applied (`befores`,
+  /// one per link).
+  func opposite(befores: [SlotTracking]) -> DeletionColumn {
+    assert(befores.count == links.count)
+    let column = DeletionColumn(direction.opposite, storeIdentifier: storeIdentifier)
+    column.victims = victims
+    column.links.reserveCapacity(links.count)
+    for (link, before) in zip(links, befores) {
+      column.links.append(
+        Link(
+          object: link.object, other: link.other, collection: link.collection, slot: link.slot,
+          kind: link.kind, before: before))
+    }
+    return column
+  }
+
+  func append(_ link: Link) {
+    links.append(link)
+  }
+
+  /// Ends the links of `object`, deleted after those of the objects before it.
+  func endVictim(_ object: ManagedObject) {
+    victims.append(Victim(object: object, linksEnd: links.count))
+  }
+
+  /// The links of the victim at `index`.
+  func linkRange(of index: Int) -> Range<Int> {
+    (index == 0 ? 0 : victims[index - 1].linksEnd)..<victims[index].linksEnd
+  }
+
+  var isEmpty: Bool { victims.isEmpty }
+
+  /// The bytes the column retains: itself and its two lists (the objects and collections are the
+  /// graph's).
+  var byteSize: Int {
+    64 + victims.capacity * MemoryLayout<Victim>.stride + links.capacity
+      * MemoryLayout<Link>.stride
+  }
+
+  // MARK: As recorded changes
+
+  /// The changes of the victim at `index`, as the path records the step of that object: in the
+  /// order recorded, applied last-first.
+  func changes(ofVictim index: Int) -> [RecordedChange] {
+    let victim = victims[index].object
+    var changes: [RecordedChange] = []
+    let range = linkRange(of: index)
+    changes.reserveCapacity(range.count + 1)
+    switch direction {
+    case .undelete:
+      for link in links[range] {
+        let id = link.object.objectID
+        let slot = Int(link.slot)
+        switch link.kind {
+        case .toOne:
+          changes.append(.toOne(id, slot: slot, value: link.other?.objectID, before: link.before))
+        case .member:
+          changes.append(
+            .insert(
+              id, slot: slot, members: link.other.map { [$0.objectID] } ?? [], indexes: [],
+              before: link.before))
+        case .collection:
+          changes.append(
+            .replace(
+              id, slot: slot, members: link.collection?.items.map(\.objectID) ?? [],
+              before: link.before))
+        }
+      }
+      changes.append(.lifecycle(victim.objectID, .undelete, snapshot: victim.attributeSnapshot()))
+    case .delete:
+      changes.append(.lifecycle(victim.objectID, .delete, snapshot: nil))
+      for link in links[range].reversed() {
+        let id = link.object.objectID
+        let slot = Int(link.slot)
+        switch link.kind {
+        case .toOne:
+          changes.append(.toOne(id, slot: slot, value: nil, before: link.before))
+        case .member:
+          changes.append(
+            .remove(
+              id, slot: slot, members: link.other.map { [$0.objectID] } ?? [], indexes: [],
+              before: link.before))
+        case .collection:
+          changes.append(.replace(id, slot: slot, members: [], before: link.before))
+        }
+      }
+    }
+    return changes
+  }
+
+  /// The indexes of the victims in the order their steps are applied: last-first to bring them
+  /// back, first-first to delete them again.
+  var victimOrder: [Int] {
+    direction == .undelete ? Array(victims.indices.reversed()) : Array(victims.indices)
+  }
+
+  /// Every change, as one list in the order recorded (applied last-first): what the steps of the
+  /// path would hold, one after the other.
+  var changes: [RecordedChange] {
+    victimOrder.reversed().flatMap(changes(ofVictim:))
+  }
+}
