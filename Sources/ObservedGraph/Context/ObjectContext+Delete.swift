@@ -32,30 +32,30 @@ extension ObjectContext {
   /// The object and everything its cascade rules reach, each once, in visiting order.
   private func cascadeSet(from root: ManagedObject) -> [ManagedObject] {
     var order: [ManagedObject] = []
-    // By identity, without SipHash; the objects are held by `order` while they are keys
-    // (benchmark row "cascade delete").
-    var seen = IdentityPositions()
+    // Each object reached is marked in place while the set is gathered: no table by identity
+    // (benchmark row "cascade delete"). The marks are cleared before the set is returned.
     var stack = [root]
     while let next = stack.popLast() {
-      guard next.isLive, seen[next] == nil else { continue }
-      seen.set(next, order.count)
+      guard next.isLive, next.marks & ManagedObject.cascadeMark == 0 else { continue }
+      next.marks |= ManagedObject.cascadeMark
       order.append(next)
-      for property in next.entity.relationshipProperties where property.deleteRule == .cascade {
+      for property in next.entity.cascadingRelationships {
         if property.isToMany {
           if let members = next.collection(property)?.items {
-            stack.append(contentsOf: members.reversed())
+            for member in members.reversed() { stack.append(member) }
           }
         } else if let member = next.toOne(property) {
           stack.append(member)
         }
       }
     }
+    for object in order { object.marks &= ~ManagedObject.cascadeMark }
     return order
   }
 
   private func checkDenyRules(_ doomed: [ManagedObject]) throws {
     for victim in doomed {
-      for property in victim.entity.relationshipProperties where property.deleteRule == .deny {
+      for property in victim.entity.denyingRelationships {
         if let blocker = victim.members(property).first(where: { $0.isLive }) {
           throw ObjectGraphError(
             .deleteDenied, entity: victim.entity.name, key: property.name,

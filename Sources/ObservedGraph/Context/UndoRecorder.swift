@@ -14,9 +14,9 @@ final class UndoRecorder {
   private var subscription: UndoLog.EventSubscription?
   /// Whether an undo or redo of `log` is running: restored objects are being collected.
   @exclusivity(unchecked) private var isCollecting = false
-  /// Objects restored by the running undo or redo, in the order they were first restored.
+  /// Objects restored by the running undo or redo, in the order they were first restored; each
+  /// keeps its events (`ManagedObject.marks`).
   @exclusivity(unchecked) private var restored: [ManagedObject] = []
-  @exclusivity(unchecked) private var restoredEvents: [ObjectIdentifier: SnapshotEvents] = [:]
   /// Changes of manual brackets that closed while others are still open: they form one step with
   /// the changes of the last bracket to close.
   private var bracketChanges: [RecordedChange] = []
@@ -211,26 +211,29 @@ final class UndoRecorder {
       object.awake(fromSnapshotEvents: events)
       return
     }
-    // Most restorations are updates of an object already noted for one: a flag in the object
-    // answers without the table (benchmark row "undo, redo of 1M attribute steps").
-    if events == .undoUpdate && object.isNotedRestoredByUpdate { return }
-    let id = ObjectIdentifier(object)
-    let noted: SnapshotEvents
-    if let known = restoredEvents[id] {
-      noted = known.union(events)
-    } else {
-      noted = events
-      restored.append(object)
-    }
-    restoredEvents[id] = noted
-    object.isNotedRestoredByUpdate = noted.contains(.undoUpdate)
+    // The events are kept in the object: no table by identity (benchmark rows "undo, redo of 1M
+    // attribute steps" and "undo of the delete").
+    assert(
+      events.rawValue & ~UInt(ManagedObject.restoredEventBits) == 0,
+      "ObservedGraph: snapshot events fit in bits 1-5")
+    let marks = object.marks
+    let next = marks | ManagedObject.restoredMark | UInt8(truncatingIfNeeded: events.rawValue)
+    // Most restorations are updates of an object already noted for one.
+    guard next != marks else { return }
+    if marks & ManagedObject.restoredMark == 0 { restored.append(object) }
+    object.marks = next
   }
 
-  /// Forgets the objects noted as restored, and their flags.
+  /// The events noted for `object` by the running undo or redo.
+  private func notedEvents(of object: ManagedObject) -> SnapshotEvents {
+    SnapshotEvents(rawValue: UInt(object.marks & ManagedObject.restoredEventBits))
+  }
+
+  /// Forgets the objects noted as restored, and their events.
   private func forgetRestored() {
-    for object in restored { object.isNotedRestoredByUpdate = false }
+    let kept = ~(ManagedObject.restoredMark | ManagedObject.restoredEventBits)
+    for object in restored { object.marks &= kept }
     restored.removeAll()
-    restoredEvents.removeAll()
   }
 
   private func logEvent(_ event: UndoLog.Event) {
@@ -240,12 +243,12 @@ final class UndoRecorder {
     case .didUndo, .didRedo:
       isCollecting = false
       let objects = restored
-      let events = restoredEvents
+      let events = objects.map(notedEvents(of:))
       forgetRestored()
       guard !objects.isEmpty, let log else { return }
       log.disableRegistration()
-      for object in objects {
-        object.awake(fromSnapshotEvents: events[ObjectIdentifier(object)] ?? [])
+      for (object, events) in zip(objects, events) {
+        object.awake(fromSnapshotEvents: events)
       }
       try? log.enableRegistration()
     default:
@@ -258,7 +261,9 @@ final class UndoRecorder {
   /// Restored objects are collected only during an undo or redo.
   func checkInvariants() {
     precondition(isCollecting || restored.isEmpty, "restored objects collected outside an undo")
-    precondition(restored.count == restoredEvents.count, "restored objects and events disagree")
+    precondition(
+      restored.allSatisfy { $0.marks & ManagedObject.restoredMark != 0 },
+      "a restored object lost its mark")
     openColumn?.checkInvariants()
   }
 }

@@ -44,6 +44,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   @exclusivity(unchecked) var propertiesByName: [String: Property] = [:]
   /// Indexes of the relationship properties, for delete rules and invariant checks.
   var relationshipProperties: [Property] = []
+  /// The relationships whose delete rule is `deny`, and those whose rule is `cascade`: a delete
+  /// looks at them for each object it reaches (benchmark row "cascade delete").
+  var denyingRelationships: [Property] = []
+  var cascadingRelationships: [Property] = []
   /// The attributes of ``properties``, in order.
   var attributeProperties: [Property] = []
   /// A fresh object's storage (the slots that do not live in typed fields): defaults for

@@ -216,6 +216,10 @@ extension ObjectModel {
     entity.properties = properties
     entity.propertiesByName = byName
     entity.relationshipProperties = properties.filter(\.isRelationship)
+    entity.denyingRelationships = entity.relationshipProperties.filter { $0.deleteRule == .deny }
+    entity.cascadingRelationships = entity.relationshipProperties.filter {
+      $0.deleteRule == .cascade
+    }
     entity.attributeProperties = properties.filter { !$0.isRelationship }
   }
 

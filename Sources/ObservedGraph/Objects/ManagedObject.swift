@@ -87,9 +87,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   #endif
   /// The object's place in the change tracker's list of objects with unsaved changes, -1 when it
   /// is not in it (the tracker's). Declared here, it takes the padding after `pending`.
-  /// Whether the running undo or redo noted the object as restored by an update (see
-  /// `UndoRecorder.noteRestored`); fills the byte after `pending`.
-  @exclusivity(unchecked) var isNotedRestoredByUpdate = false
+  /// Marks the context's parts set on the object for the length of one operation, in the byte
+  /// after `pending`: bit 0 while the running undo or redo has noted the object as restored,
+  /// bits 1–5 the snapshot events it noted (`UndoRecorder.noteRestored`), and bit 7 while a
+  /// delete gathers its cascade set and the object is in it (`ObjectContext.cascadeSet`).
+  @exclusivity(unchecked) var marks: UInt8 = 0
+  static var restoredMark: UInt8 { 1 }
+  static var restoredEventBits: UInt8 { 0x3E }
+  static var cascadeMark: UInt8 { 0x80 }
   var dirtyIndex: Int32 = -1
   /// Observers of this object's keys; nil until the first observer is added.
   @exclusivity(unchecked) @usableFromInline final var observers: ObserverTable? {
