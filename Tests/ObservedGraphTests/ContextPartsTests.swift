@@ -136,6 +136,23 @@ struct ContextPartsTests {
     #expect(table.count == 0 && objects.allSatisfy { table[$0] == nil })
   }
 
+  /// Committed values (the first kept in place, the others in a list) agree with a dictionary
+  /// through a seeded run of sets and removals.
+  @Test func committedValuesAgreeWithADictionary() {
+    var values = CommittedValues()
+    var reference: [Int: SnapshotValue] = [:]
+    var random = SplitMix64(seed: 0xC0FFEE)
+    for step in 0..<4_000 {
+      let slot = random.below(6)
+      let value: SnapshotValue? =
+        random.below(3) == 0 ? nil : .attribute(.integer(Int64(step)))
+      values[slot] = value
+      reference[slot] = value
+      for slot in 0..<6 { #expect(values[slot] == reference[slot], "step \(step) slot \(slot)") }
+      #expect(values.isEmpty == reference.isEmpty)
+    }
+  }
+
   @Test func aColumnBufferKeepsEveryValueAcrossItsChunks() {
     // Past the doubling chunks (16 … 4,096: 8,176 values) into chunks of the largest size.
     var buffer = ColumnBuffer<Int>()

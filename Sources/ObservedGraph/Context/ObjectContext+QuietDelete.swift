@@ -14,17 +14,18 @@ extension ObjectContext {
   /// when the deletion must take the whole path (nothing was done then).
   func deleteQuietly(_ doomed: [ManagedObject]) -> Bool {
     guard !center.hasTaps, brackets.isEmpty else { return false }
+    // With no observer in the context and no store to make faults, no object can be observed or
+    // a fault: only the shapes of the relationships are left to check (benchmark row "cascade
+    // delete").
+    let mayHear = center.isObserved || loader != nil
     for victim in doomed where victim.isLive {
+      if !mayHear && victim.entity.deletesQuietly { continue }
       guard victim.observers == nil, !victim.isFaultFlag else { return false }
-      for property in victim.entity.relationshipProperties {
-        guard let inverse = property.inverse, property.deleteRule != .noAction,
-          property.isToMany
-            ? !property.isOrdered && inverse.isToOne : inverse.isToMany && !inverse.isOrdered
-        else {
-          // An empty relationship of another shape plans nothing.
-          if victim.members(property).isEmpty { continue }
-          return false
-        }
+      let entity = victim.entity
+      for property in entity.relationshipProperties {
+        // An empty relationship of another shape plans nothing.
+        guard entity.deletesQuietly || property.deletesQuietly || victim.members(property).isEmpty
+        else { return false }
         var quiet = true
         victim.forEachMember(property) { member in
           if member.observers != nil || member.isFaultFlag { quiet = false }

@@ -48,6 +48,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   /// looks at them for each object it reaches (benchmark row "cascade delete").
   var denyingRelationships: [Property] = []
   var cascadingRelationships: [Property] = []
+  /// Whether every relationship may be emptied by a quiet delete (`Property.deletesQuietly`):
+  /// then a delete checks only who observes the objects it reaches.
+  var deletesQuietly = false
   /// The attributes of ``properties``, in order.
   var attributeProperties: [Property] = []
   /// A fresh object's storage (the slots that do not live in typed fields): defaults for

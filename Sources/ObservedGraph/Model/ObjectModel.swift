@@ -49,6 +49,9 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     try Self.linkParents(copies, byName: byName)
     for entity in Self.parentsFirst(copies) { try Self.layOutProperties(of: entity) }
     for entity in copies { try Self.resolveRelationships(of: entity, byName: byName) }
+    for entity in copies {
+      entity.deletesQuietly = entity.relationshipProperties.allSatisfy(\.deletesQuietly)
+    }
     for entity in copies { try Self.checkClass(of: entity) }
     for entity in copies { Self.prepareStorage(of: entity) }
     self.entities = copies
