@@ -22,35 +22,43 @@ extension ObjectContext {
   public func delete(_ object: ManagedObject) throws {
     if object.lifecycle == .registered && object.link === link && object.isDeletedFlag { return }
     try checkUsable(object)
-    let doomed = cascadeSet(from: object)
+    let (doomed, shapesAreQuiet) = cascadeSet(from: object)
     try checkDenyRules(doomed)
     for victim in doomed { victim.prepareForDeletion() }
-    if deleteQuietly(doomed) { return }
+    if deleteQuietly(doomed, shapesAreQuiet: shapesAreQuiet) { return }
     for victim in doomed where victim.isLive { perform(.deleteObject(victim)) }
   }
 
-  /// The object and everything its cascade rules reach, each once, in visiting order.
-  private func cascadeSet(from root: ManagedObject) -> [ManagedObject] {
+  /// The object and everything its cascade rules reach, each once, in visiting order, and
+  /// whether a quiet delete may empty every relationship of all of them
+  /// (`EntityDescription.deletesQuietly`).
+  private func cascadeSet(from root: ManagedObject) -> ([ManagedObject], shapesAreQuiet: Bool) {
     var order: [ManagedObject] = []
+    var shapesAreQuiet = true
     // Each object reached is marked in place while the set is gathered: no table by identity
     // (benchmark row "cascade delete"). The marks are cleared before the set is returned.
-    var stack = [root]
-    while let next = stack.popLast() {
+    // The stack holds objects unretained: each is held by the relationship it was reached
+    // through (or is the caller's root), and nothing changes while the set is gathered.
+    var stack = [Unmanaged.passUnretained(root)]
+    while let reference = stack.popLast() {
+      let next = reference.takeUnretainedValue()
       guard next.isLive, next.marks & ManagedObject.cascadeMark == 0 else { continue }
       next.marks |= ManagedObject.cascadeMark
       order.append(next)
-      for property in next.entity.cascadingRelationships {
+      let entity = next.entity
+      shapesAreQuiet = shapesAreQuiet && entity.deletesQuietly
+      for property in entity.cascadingRelationships {
         if property.isToMany {
-          if let members = next.collection(property)?.items {
-            for member in members.reversed() { stack.append(member) }
+          next.collection(property)?.items.withUnsafeBufferPointer { members in
+            for member in members.reversed() { stack.append(Unmanaged.passUnretained(member)) }
           }
         } else if let member = next.toOne(property) {
-          stack.append(member)
+          stack.append(Unmanaged.passUnretained(member))
         }
       }
     }
     for object in order { object.marks &= ~ManagedObject.cascadeMark }
-    return order
+    return (order, shapesAreQuiet)
   }
 
   private func checkDenyRules(_ doomed: [ManagedObject]) throws {

@@ -11,14 +11,29 @@
 /// step recorded. Anything else takes the whole path.
 extension ObjectContext {
   /// Deletes the objects of a cascade set (already checked and prepared) quietly, in order; false
-  /// when the deletion must take the whole path (nothing was done then).
-  func deleteQuietly(_ doomed: [ManagedObject]) -> Bool {
+  /// when the deletion must take the whole path (nothing was done then). `shapesAreQuiet` says
+  /// that every relationship of every object may be emptied quietly.
+  func deleteQuietly(_ doomed: [ManagedObject], shapesAreQuiet: Bool) -> Bool {
     guard !center.hasTaps, brackets.isEmpty else { return false }
     // With no observer in the context and no store to make faults, no object can be observed or
-    // a fault: only the shapes of the relationships are left to check (benchmark row "cascade
-    // delete").
+    // a fault: only the shapes of the relationships are left to check, and the cascade set did
+    // (benchmark row "cascade delete").
     let mayHear = center.isObserved || loader != nil
-    for victim in doomed where victim.isLive {
+    if mayHear || !shapesAreQuiet, !canDeleteQuietly(doomed, mayHear: mayHear) { return false }
+    let column =
+      recorder.isRecording
+      ? DeletionColumn(.undelete, storeIdentifier: registry.storeIdentifier) : nil
+    for victim in doomed where victim.isLive { deleteQuietly(victim, recordingInto: column) }
+    if let column, !column.isEmpty { recorder.record(column) }
+    return true
+  }
+
+  /// Whether nothing hears the deletion of `doomed` (no observer of any object it deletes or
+  /// unlinks, none a fault) and every relationship it empties has a shape a quiet delete
+  /// handles.
+  private func canDeleteQuietly(_ doomed: [ManagedObject], mayHear: Bool) -> Bool {
+    for victim in doomed {
+      guard victim.isLive else { continue }
       if !mayHear && victim.entity.deletesQuietly { continue }
       guard victim.observers == nil, !victim.isFaultFlag else { return false }
       let entity = victim.entity
@@ -33,11 +48,6 @@ extension ObjectContext {
         guard quiet else { return false }
       }
     }
-    let column =
-      recorder.isRecording
-      ? DeletionColumn(.undelete, storeIdentifier: registry.storeIdentifier) : nil
-    for victim in doomed where victim.isLive { deleteQuietly(victim, recordingInto: column) }
-    if let column, !column.isEmpty { recorder.record(column) }
     return true
   }
 

@@ -55,7 +55,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   var attributeProperties: [Property] = []
   /// A fresh object's storage (the slots that do not live in typed fields): defaults for
   /// attributes, nil for relationships.
-  var initialStorage: ContiguousArray<Any?> = []
+  /// Read by every new object and written only while the model is built: no dynamic exclusivity
+  /// check (benchmark row "build a 100 k-node tree").
+  @exclusivity(unchecked) var initialStorage: ContiguousArray<Any?> = []
   /// Per slot: its index in an object's `ObjectStorage`, or -1 when it lives in a typed field.
   @exclusivity(unchecked) var storageIndex: ContiguousArray<Int> = []
   /// Per slot: the access to the attribute's typed field when the class declares it with
@@ -70,17 +72,17 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     ContiguousArray<KeyPath<ManagedObject, Int>> = []
   /// The fields whose wrapper starts with another value than the entity's default (a model
   /// built from descriptions for a class with wrappers): a fresh object gets the default.
-  var fieldDefaults: [(field: FieldAccess, value: Any?)] = []
+  @exclusivity(unchecked) var fieldDefaults: [(field: FieldAccess, value: Any?)] = []
   /// The slot of each property the class declares with a wrapper, by the wrapper's byte offset
   /// in an object (a wrapper finds its slot by where it sits); -1 at other offsets. An array, not
   /// a table: every new object's wrappers look their slots up once (benchmark row "cascade delete
   /// … time to build it").
-  var slotsByWrapperOffset: ContiguousArray<Int32> = []
+  @exclusivity(unchecked) var slotsByWrapperOffset: ContiguousArray<Int32> = []
   /// Where each wrapper keeps its slot in an object, in bytes, with the slot: a context writes
   /// them into every object it makes, so no wrapper has to look its slot up on first use
   /// (benchmark rows "to-many insert with inverse upkeep" and "cascade delete … time to build
   /// it": the lookup was a tenth of a new object's first relationship set).
-  var wrapperSlots: [(offset: Int, slot: Int32)] = []
+  @exclusivity(unchecked) var wrapperSlots: [(offset: Int, slot: Int32)] = []
   /// Per slot: whether setters notify observers by themselves (the class's
   /// `automaticallyNotifiesObservers(forKey:)`, asked once when the model is built).
   var notifiesAutomatically: [Bool] = []

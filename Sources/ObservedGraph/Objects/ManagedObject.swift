@@ -85,8 +85,6 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     @exclusivity(unchecked) var changes = ChangeState() { didSet { quietSlots = 0 } }
     @exclusivity(unchecked) var pending = PendingState() { didSet { quietSlots = 0 } }
   #endif
-  /// The object's place in the change tracker's list of objects with unsaved changes, -1 when it
-  /// is not in it (the tracker's). Declared here, it takes the padding after `pending`.
   /// Marks the context's parts set on the object for the length of one operation, in the byte
   /// after `pending`: bit 0 while the running undo or redo has noted the object as restored,
   /// bits 1–5 the snapshot events it noted (`UndoRecorder.noteRestored`), and bit 7 while a
@@ -95,7 +93,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   static var restoredMark: UInt8 { 1 }
   static var restoredEventBits: UInt8 { 0x3E }
   static var cascadeMark: UInt8 { 0x80 }
-  var dirtyIndex: Int32 = -1
+  /// The object's place in the change tracker's list of objects with unsaved changes, -1 when it
+  /// is not in it (the tracker's). Declared here, it takes the padding after `marks`; written by
+  /// the tracker only, so no dynamic exclusivity check (benchmark row "cascade delete").
+  @exclusivity(unchecked) var dirtyIndex: Int32 = -1
   /// Observers of this object's keys; nil until the first observer is added.
   @exclusivity(unchecked) @usableFromInline final var observers: ObserverTable? {
     didSet { quietSlots = 0 }
