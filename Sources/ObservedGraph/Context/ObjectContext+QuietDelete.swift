@@ -81,32 +81,37 @@ extension ObjectContext {
     }
 
     generation &+= 1
-    for property in victim.entity.relationshipProperties {
-      guard let inverse = property.inverse else { continue }
-      // The other sides first: each live member that points back loses the victim.
-      var isEmpty = true
-      victim.forEachMember(property) { member in
-        isEmpty = false
-        guard member.isLive && member !== victim else { return }
-        if inverse.isToMany {
-          guard let collection = member.collection(inverse), collection.contains(victim) else {
-            return
-          }
-          edit(member, inverse, .member, other: victim) { collection.remove(victim) }
-        } else if member.toOne(inverse) === victim {
-          edit(member, inverse, .toOne, other: victim) {
-            member.setRelationshipReference(nil, for: inverse)
-          }
+    /// The other side of one member: if it points back, it loses the victim.
+    func unlink(_ member: ManagedObject, _ inverse: Property) {
+      guard member.isLive && member !== victim else { return }
+      if inverse.isToMany {
+        guard let collection = member.collection(inverse), collection.contains(victim) else {
+          return
+        }
+        edit(member, inverse, .member, other: victim) { collection.remove(victim) }
+      } else if member.toOne(inverse) === victim {
+        edit(member, inverse, .toOne, other: victim) {
+          member.setRelationshipReference(nil, for: inverse)
         }
       }
-      guard !isEmpty else { continue }
-      // Then the victim's own side: a to-many's collection leaves the object whole.
+    }
+
+    for property in victim.entity.relationshipProperties {
+      guard let inverse = property.inverse else { continue }
+      // The other sides first, then the victim's own side: a to-many's collection leaves the
+      // object whole.
       if property.isToMany {
-        edit(victim, property, .collection, other: nil, collection: victim.collection(property)) {
+        guard let collection = victim.collection(property), !collection.isEmpty else { continue }
+        collection.items.withUnsafeBufferPointer { members in
+          for member in members { unlink(member, inverse) }
+        }
+        edit(victim, property, .collection, other: nil, collection: collection) {
           victim.setRelationshipReference(nil, for: property)
         }
       } else {
-        edit(victim, property, .toOne, other: victim.toOne(property)) {
+        guard let member = victim.toOne(property) else { continue }
+        unlink(member, inverse)
+        edit(victim, property, .toOne, other: member) {
           victim.setRelationshipReference(nil, for: property)
         }
       }
