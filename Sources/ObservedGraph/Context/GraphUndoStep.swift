@@ -2,7 +2,9 @@ import Foundation
 import UndoLog
 
 /// The undo step of one change to an object graph, as a value: object identifiers, property
-/// indexes and stored values — no object references, no closures, no `Any`.
+/// indexes and stored values — no closures, no `Any`, and no object references except in the
+/// step of a quiet cascade delete, which keeps the objects it deleted so it can bring them back
+/// (an archived step holds identifiers only).
 ///
 /// A context records one step per user-level change (an attribute set; a relationship change with
 /// its inverse upkeep; the delete of one object with what its delete rules did; an insert) into its
