@@ -232,7 +232,7 @@ extension ObjectContext {
   }
 
   /// Registers, detaches or flags an object, and queues the news.
-  private func applyLifecycle(_ change: LifecycleChange, _ object: ManagedObject, isReplay: Bool) {
+  func applyLifecycle(_ change: LifecycleChange, _ object: ManagedObject, isReplay: Bool) {
     switch change {
     case .insert:
       registry.register(object)

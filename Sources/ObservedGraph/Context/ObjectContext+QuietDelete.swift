@@ -169,36 +169,18 @@ extension ObjectContext {
       #endif
       switch column.direction {
       case .undelete:
-        victim.isDeletedFlag = false
-        if victim.lifecycle == .detached {
-          // Deleted and saved: it comes back as a new insert, as on the path.
-          registry.register(victim)
-          victim.isInsertedFlag = true
-          tracker.noteDirty(victim)
-        }
-        center.notePending(.undelete, victim)
-        tracker.forgetIfClean(victim)
-        recorder.noteRestored(victim, .undoDeletion)
+        // A saved delete comes back as a new insert, as on the path.
+        applyLifecycle(.undelete, victim, isReplay: true)
         for index in range.reversed() {
-          if recording {
-            befores[index] = replayLink(column.links[index], .undelete)
-          } else {
-            _ = replayLink(column.links[index], .undelete)
-          }
+          let before = replayLink(column.links[index], .undelete)
+          if recording { befores[index] = before }
         }
       case .delete:
         for index in range {
-          if recording {
-            befores[index] = replayLink(column.links[index], .delete)
-          } else {
-            _ = replayLink(column.links[index], .delete)
-          }
+          let before = replayLink(column.links[index], .delete)
+          if recording { befores[index] = before }
         }
-        victim.isDeletedFlag = true
-        tracker.noteDirty(victim)
-        center.notePending(.delete, victim)
-        tracker.forgetIfClean(victim)
-        recorder.noteRestored(victim, .undoInsertion)
+        applyLifecycle(.delete, victim, isReplay: true)
       }
       #if OBSERVEDGRAPH_INVARIANTS
         checkAfterMutation(touched.finish())
