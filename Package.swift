@@ -15,6 +15,7 @@ let package = Package(
   products: [
     .library(name: "ObservedGraph", targets: ["ObservedGraph"]),
     .library(name: "UndoLog", targets: ["UndoLog"]),
+    .library(name: "ObservedGraphSQLite", targets: ["ObservedGraphSQLite"]),
     .executable(name: "bookstore", targets: ["bookstore"]),
     .executable(name: "graph-bench", targets: ["graph-bench"]),
   ],
@@ -24,6 +25,18 @@ let package = Package(
       name: "ObservedGraph",
       dependencies: ["UndoLog"],
       swiftSettings: strictness + [invariants]
+    ),
+    // The system's SQLite (the one prerequisite beside the toolchain on Linux); the core module
+    // never imports it.
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+    ),
+    .target(
+      name: "ObservedGraphSQLite",
+      dependencies: ["ObservedGraph", "CSQLite"],
+      swiftSettings: strictness
     ),
     .executableTarget(
       name: "bookstore",
@@ -40,6 +53,11 @@ let package = Package(
     .testTarget(
       name: "UndoLogTests",
       dependencies: ["UndoLog"],
+      swiftSettings: strictness
+    ),
+    .testTarget(
+      name: "ObservedGraphSQLiteTests",
+      dependencies: ["ObservedGraphSQLite"],
       swiftSettings: strictness
     ),
     .testTarget(

@@ -1,0 +1,132 @@
+import CSQLite
+import Foundation
+
+/// A value as SQLite stores it.
+enum SQLiteValue: Equatable, Sendable {
+  case null
+  case integer(Int64)
+  case real(Double)
+  case text(String)
+  case blob([UInt8])
+}
+
+/// SQLite's `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the bind returns.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared statement of a ``SQLiteConnection``, kept by the connection and reused: bind the
+/// arguments, step through the rows, and it resets itself for the next use.
+///
+/// ```swift
+/// let titles = try connection.statement("SELECT title FROM book WHERE price < ?")
+///   .rows([.real(12)]).map { $0[0] }
+/// ```
+final class SQLiteStatement {
+  let sql: String
+  private var handle: OpaquePointer?
+  private unowned let connection: SQLiteConnection
+
+  init(sql: String, handle: OpaquePointer, connection: SQLiteConnection) {
+    self.sql = sql
+    self.handle = handle
+    self.connection = connection
+  }
+
+  /// Runs the statement with `arguments` for its effect (an insert, an update, a delete).
+  ///
+  /// - Throws: ``SQLiteError`` (a constraint, a full disk, the lock held too long, …); the
+  ///   statement is reset either way.
+  func run(_ arguments: [SQLiteValue] = []) throws(SQLiteError) {
+    try start(arguments)
+    defer { reset() }
+    while try step() {}
+  }
+
+  /// Runs the statement with `arguments` and returns every row, each column as a value.
+  ///
+  /// - Throws: ``SQLiteError``; the statement is reset either way.
+  func rows(_ arguments: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+    try start(arguments)
+    defer { reset() }
+    var rows: [[SQLiteValue]] = []
+    while try step() {
+      rows.append((0..<columnCount).map(value(at:)))
+    }
+    return rows
+  }
+
+  /// The number of columns of a row.
+  var columnCount: Int { handle.map { Int(sqlite3_column_count($0)) } ?? 0 }
+
+  // MARK: Steps
+
+  private func start(_ arguments: [SQLiteValue]) throws(SQLiteError) {
+    let handle = try liveHandle()
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+    for (index, argument) in arguments.enumerated() {
+      let position = Int32(index + 1)
+      let code: Int32
+      switch argument {
+      case .null: code = sqlite3_bind_null(handle, position)
+      case .integer(let value): code = sqlite3_bind_int64(handle, position, value)
+      case .real(let value): code = sqlite3_bind_double(handle, position, value)
+      case .text(let value): code = sqlite3_bind_text(handle, position, value, -1, transient)
+      case .blob(let bytes):
+        code = bytes.withUnsafeBytes {
+          sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), transient)
+        }
+      }
+      guard code == SQLITE_OK else { throw error(code) }
+    }
+  }
+
+  /// One step: true while it yields a row.
+  private func step() throws(SQLiteError) -> Bool {
+    let handle = try liveHandle()
+    try connection.countStep(sql)
+    let code = sqlite3_step(handle)
+    switch code {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    default: throw error(code)
+    }
+  }
+
+  private func value(at column: Int) -> SQLiteValue {
+    guard let handle else { return .null }
+    let index = Int32(column)
+    switch sqlite3_column_type(handle, index) {
+    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+    case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+    case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+    case SQLITE_BLOB:
+      let count = Int(sqlite3_column_bytes(handle, index))
+      guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob([]) }
+      return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+    default: return .null
+    }
+  }
+
+  private func reset() {
+    if let handle { sqlite3_reset(handle) }
+  }
+
+  /// Frees the statement (the connection closes).
+  func finalize() {
+    if let handle { sqlite3_finalize(handle) }
+    handle = nil
+  }
+
+  private func liveHandle() throws(SQLiteError) -> OpaquePointer {
+    guard let handle, !connection.isClosed else {
+      throw SQLiteError(
+        kind: .closed, message: "the connection is closed", sql: sql, path: connection.path)
+    }
+    return handle
+  }
+
+  private func error(_ code: Int32) -> SQLiteError {
+    SQLiteError(
+      code: code, handle: try? connection.openHandle(for: sql), sql: sql, path: connection.path)
+  }
+}
