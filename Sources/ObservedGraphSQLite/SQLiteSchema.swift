@@ -1,0 +1,247 @@
+import Foundation
+import ObservedGraph
+
+/// The tables an SQLite file holds for a model, and where each property lives in them: made from
+/// the model alone, so the same model always gives the same schema.
+///
+/// - One table per entity hierarchy, named after its root entity: `og_pk` (the object's key,
+///   `INTEGER PRIMARY KEY`), `og_entity` (the object's entity, an id of `og_entities`), then a
+///   column per stored attribute and per to-one relationship of every entity of the hierarchy,
+///   parents first and siblings by name. A name a later entity of the hierarchy declares again gets
+///   a suffix (`name_2`). Transient attributes have no column.
+/// - A to-one relationship is an `INTEGER` column holding the related object's key, with an index.
+///   SQLite does not enforce it: a `noAction` delete may leave it naming an object that is gone.
+/// - A to-many whose inverse is a to-one lives in the inverse's column; when it is ordered, the
+///   destination's table also has `<inverse>_order`, the object's position.
+/// - A many-to-many pair shares one join table `og_join_<Entity>_<relationship>`, named after the
+///   side whose entity and name sort first: `source` and `target` keys (primary key together,
+///   `target` indexed), and `source_order` / `target_order` for an ordered side. A to-many without
+///   an inverse has a join table of its own.
+/// - `og_metadata` (key and value) and `og_entities` (id and name; ids from 1 in name order).
+///
+/// Attribute columns, their SQLite types and how they sort:
+///
+/// | attribute type | column | value | sorts |
+/// |---|---|---|---|
+/// | `string`, `url` | `TEXT` | the string; a URL's absolute string | by code unit, unless a collation is given |
+/// | `bool`, `int16` … `int` | `INTEGER` | 0 / 1; the number | numerically |
+/// | `float`, `double` | `REAL` | the number | numerically |
+/// | `decimal` | `TEXT` | its exact decimal text | as text: comparisons run in memory |
+/// | `date` | `REAL` | seconds since 2001-01-01 UTC (Core Data's reference date) | in time order |
+/// | `data`, `uuid`, `transformable` | `BLOB` | the bytes; a UUID's 16 bytes; the JSON | bytewise |
+struct SQLiteSchema {
+  /// One table.
+  struct Table: Equatable {
+    var name: String
+    var columns: [Column]
+    /// Columns of the primary key when it is not `og_pk`.
+    var primaryKey: [String] = []
+    /// Indexed columns, one index each.
+    var indexed: [String] = []
+  }
+
+  struct Column: Equatable {
+    var name: String
+    var type: String
+  }
+
+  /// Where a property lives.
+  enum Place: Equatable {
+    /// An attribute's or a to-one's column in the entity's table.
+    case column(table: String, column: String)
+    /// A to-many held by the destination's to-one column (and its order column when ordered).
+    case inverseColumn(table: String, column: String, order: String?)
+    /// A to-many in a join table: this side's key column, the other side's, and this side's order
+    /// column when ordered.
+    case join(table: String, owner: String, member: String, order: String?)
+    /// A transient attribute: no column.
+    case none
+  }
+
+  private(set) var tables: [Table] = []
+  /// The table of each entity, by entity name.
+  private(set) var tableOfEntity: [String: String] = [:]
+  /// Each entity's id in `og_entities`, by entity name.
+  private(set) var entityIDs: [String: Int] = [:]
+  /// Where each property lives, by entity name and property name (inherited ones included).
+  private(set) var places: [String: [String: Place]] = [:]
+  /// The order column beside a to-one column whose inverse is ordered, by "table.column".
+  private var orderColumns: [String: String] = [:]
+
+  init(model: ObjectModel) {
+    for (index, entity) in model.entities.sorted(by: { $0.name < $1.name }).enumerated() {
+      entityIDs[entity.name] = index + 1
+    }
+    tables.append(
+      Table(
+        name: "og_metadata",
+        columns: [Column(name: "key", type: "TEXT"), Column(name: "value", type: "")],
+        primaryKey: ["key"]))
+    tables.append(
+      Table(
+        name: "og_entities",
+        columns: [Column(name: "id", type: "INTEGER"), Column(name: "name", type: "TEXT")],
+        primaryKey: ["id"]))
+    let roots = model.entities.filter { $0.parent == nil }.sorted { $0.name < $1.name }
+    for root in roots { addHierarchy(root) }
+    for root in roots {
+      for entity in Self.hierarchy(root) { addToManyPlaces(entity, model: model) }
+    }
+    // Inherited properties live where their entity's parent put them.
+    for entity in model.entities {
+      var chain: [EntityDescription] = []
+      var next: EntityDescription? = entity
+      while let current = next {
+        chain.append(current)
+        next = current.parent
+      }
+      for ancestor in chain.dropFirst() {
+        for (name, place) in places[ancestor.name] ?? [:] where places[entity.name]?[name] == nil {
+          places[entity.name, default: [:]][name] = place
+        }
+      }
+    }
+  }
+
+  /// The root and its descendants, parents first, siblings by name.
+  static func hierarchy(_ root: EntityDescription) -> [EntityDescription] {
+    [root] + root.subentities.sorted { $0.name < $1.name }.flatMap(hierarchy)
+  }
+
+  private mutating func addHierarchy(_ root: EntityDescription) {
+    var table = Table(
+      name: root.name,
+      columns: [Column(name: "og_pk", type: "INTEGER"), Column(name: "og_entity", type: "INTEGER")])
+    var used: Set<String> = ["og_pk", "og_entity"]
+    func column(_ name: String, _ type: String) -> String {
+      var candidate = name
+      var suffix = 2
+      while used.contains(candidate) {
+        candidate = "\(name)_\(suffix)"
+        suffix += 1
+      }
+      used.insert(candidate)
+      table.columns.append(Column(name: candidate, type: type))
+      return candidate
+    }
+    for entity in Self.hierarchy(root) {
+      tableOfEntity[entity.name] = root.name
+      for attribute in entity.attributes {
+        guard !attribute.isTransient else {
+          places[entity.name, default: [:]][attribute.name] = Place.none
+          continue
+        }
+        let name = column(attribute.name, Self.columnType(of: attribute.type))
+        places[entity.name, default: [:]][attribute.name] = .column(table: root.name, column: name)
+      }
+      for relationship in entity.relationships where !relationship.isToMany {
+        let name = column(relationship.name, "INTEGER")
+        table.indexed.append(name)
+        places[entity.name, default: [:]][relationship.name] = .column(
+          table: root.name, column: name)
+        // An ordered to-many on the other side keeps each object's position beside its key.
+        if case .named(let inverseName) = relationship.inverse,
+          let inverse = entity.destination(ofRelationship: relationship.name)?.allRelationships
+            .first(where: { $0.name == inverseName }),
+          inverse.isToMany, inverse.isOrdered
+        {
+          orderColumns["\(root.name).\(name)"] = column("\(name)_order", "INTEGER")
+        }
+      }
+    }
+    tables.append(table)
+  }
+
+  private mutating func addToManyPlaces(_ entity: EntityDescription, model: ObjectModel) {
+    for relationship in entity.relationships where relationship.isToMany {
+      let destination = model.entity(named: relationship.destination)
+      let inverse: RelationshipDescription? =
+        if case .named(let name) = relationship.inverse {
+          destination?.allRelationships.first { $0.name == name }
+        } else { nil }
+      if let inverse, !inverse.isToMany, let destination,
+        case .column(let table, let column) = places[inverseOwner(destination, inverse.name)]?[
+          inverse.name]
+      {
+        places[entity.name, default: [:]][relationship.name] = .inverseColumn(
+          table: table, column: column,
+          order: relationship.isOrdered ? orderColumns["\(table).\(column)"] : nil)
+        continue
+      }
+      // A join table: named after the side whose entity and name sort first.
+      let otherEntity = destination.map { inverseOwner($0, inverse?.name ?? "") } ?? ""
+      let mine = (entity.name, relationship.name)
+      let theirs = (otherEntity, inverse?.name ?? "")
+      let isSource = inverse == nil || mine <= theirs
+      let (sourceEntity, sourceName) = isSource ? mine : theirs
+      let tableName = "og_join_\(sourceEntity)_\(sourceName)"
+      if isSource {
+        var columns = [
+          Column(name: "source", type: "INTEGER"), Column(name: "target", type: "INTEGER"),
+        ]
+        if relationship.isOrdered { columns.append(Column(name: "source_order", type: "INTEGER")) }
+        if inverse?.isOrdered == true {
+          columns.append(Column(name: "target_order", type: "INTEGER"))
+        }
+        tables.append(
+          Table(
+            name: tableName, columns: columns, primaryKey: ["source", "target"], indexed: ["target"]
+          ))
+      }
+      places[entity.name, default: [:]][relationship.name] = .join(
+        table: tableName, owner: isSource ? "source" : "target",
+        member: isSource ? "target" : "source",
+        order: relationship.isOrdered ? (isSource ? "source_order" : "target_order") : nil)
+    }
+  }
+
+  /// The entity that declares `name` among `entity` and its ancestors.
+  private func inverseOwner(_ entity: EntityDescription, _ name: String) -> String {
+    var next: EntityDescription? = entity
+    while let current = next {
+      if current.relationships.contains(where: { $0.name == name }) { return current.name }
+      next = current.parent
+    }
+    return entity.name
+  }
+
+  /// The column type of an attribute type (see the table above).
+  static func columnType(of type: AttributeType) -> String {
+    switch type.name {
+    case "string", "url", "decimal": "TEXT"
+    case "bool", "int16", "int32", "int64", "int": "INTEGER"
+    case "float", "double", "date": "REAL"
+    default: "BLOB"  // data, uuid, transformable(…)
+    }
+  }
+
+  // MARK: SQL
+
+  /// The statements that create the schema in an empty file, in order.
+  var statements: [String] {
+    tables.flatMap { table -> [String] in
+      var definitions = table.columns.map { column in
+        let declared = column.type.isEmpty ? "" : " \(column.type)"
+        let key = table.primaryKey.isEmpty && column.name == "og_pk" ? " PRIMARY KEY" : ""
+        let required = column.name == "og_entity" || table.primaryKey.contains(column.name)
+        return Self.quoted(column.name) + declared + key + (required ? " NOT NULL" : "")
+      }
+      if !table.primaryKey.isEmpty {
+        definitions.append(
+          "PRIMARY KEY (\(table.primaryKey.map(Self.quoted).joined(separator: ", ")))")
+      }
+      let create =
+        "CREATE TABLE \(Self.quoted(table.name)) (\(definitions.joined(separator: ", ")))"
+      return [create]
+        + table.indexed.map { column in
+          "CREATE INDEX \(Self.quoted("og_index_\(table.name)_\(column)")) ON "
+            + "\(Self.quoted(table.name)) (\(Self.quoted(column)))"
+        }
+    }
+  }
+
+  /// A name as an SQL identifier: in double quotes, a double quote doubled.
+  static func quoted(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+}
