@@ -103,10 +103,8 @@ final class SQLiteConnection {
   ///
   /// - Throws: ``SQLiteError`` when the SQL does not compile; `closed` after ``close()``.
   func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-    if let known = statements[sql] {
-      guard !isClosed else { throw closedError(sql) }
-      return known
-    }
+    // Closing empties the cache, so a kept statement is one of an open connection.
+    if let known = statements[sql] { return known }
     let handle = try openHandle(for: sql)
     var prepared: OpaquePointer?
     let code = sqlite3_prepare_v3(

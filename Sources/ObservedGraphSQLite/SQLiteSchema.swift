@@ -55,7 +55,7 @@ struct SQLiteSchema {
     /// column when ordered.
     case join(table: String, owner: String, member: String, order: String?)
     /// A transient attribute: no column.
-    case none
+    case notStored
   }
 
   private(set) var tables: [Table] = []
@@ -128,7 +128,7 @@ struct SQLiteSchema {
       tableOfEntity[entity.name] = root.name
       for attribute in entity.attributes {
         guard !attribute.isTransient else {
-          places[entity.name, default: [:]][attribute.name] = Place.none
+          places[entity.name, default: [:]][attribute.name] = .notStored
           continue
         }
         let name = column(attribute.name, Self.columnType(of: attribute.type))

@@ -83,7 +83,7 @@ import Testing
     #expect(book["title"] == .column(table: "Item", column: "title"))
     #expect(book["pages"] == .column(table: "Item", column: "pages"))
     #expect(schema.places["Disc"]?["pages"] == .column(table: "Item", column: "pages_2"))
-    #expect(schema.places["Disc"]?["notes"] == SQLiteSchema.Place.none)
+    #expect(schema.places["Disc"]?["notes"] == .notStored)
     #expect(book["shelf"] == .column(table: "Item", column: "shelf"))
     #expect(
       schema.places["Shelf"]?["items"]
