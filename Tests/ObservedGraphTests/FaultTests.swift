@@ -5,42 +5,91 @@ import UndoLog
 
 @testable import ObservedGraph
 
-/// A loader standing in for a store: rows by identifier, and a log of what was loaded.
-final class TestLoader: ObjectLoader {
-  var rows: [ObjectID: LoadedValues] = [:]
+/// A store that logs what it loads: an in-memory store underneath.
+final class TestStore: PersistentStore {
+  let base: InMemoryStore
   private(set) var loads: [ObjectID] = []
+  private(set) var memberLoads: [String] = []
+  /// Every change set saved, in order.
+  private(set) var saves: [StoreChanges] = []
+  /// How many times keys were reserved.
+  private(set) var reservations = 0
+  /// An error the next save throws before it changes anything.
+  var failNextSave: (any Error)?
 
-  var largestKey: Int64 { rows.keys.map(\.key).max() ?? 0 }
+  init(model: ObjectModel) { base = InMemoryStore(model: model) }
 
-  func values(of id: ObjectID) throws -> LoadedValues? {
-    loads.append(id)
-    return rows[id]
+  var identifier: UUID { base.identifier }
+  var model: ObjectModel { base.model }
+  var metadata: [String: String] { base.metadata }
+  var isClosed: Bool { base.isClosed }
+  func close() throws { try base.close() }
+  func reserveKeys(_ count: Int) -> Range<Int64> {
+    reservations += 1
+    return base.reserveKeys(count)
+  }
+  func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
+    loads += ids
+    return try base.loadObjects(ids)
+  }
+  func loadMembers(of id: ObjectID, relationship: String) throws -> [ObjectID] {
+    memberLoads.append("\(id).\(relationship)")
+    return try base.loadMembers(of: id, relationship: relationship)
+  }
+  func save(_ changes: StoreChanges) throws {
+    if let error = failNextSave {
+      failNextSave = nil
+      throw error
+    }
+    try base.save(changes)
+    saves.append(changes)
+  }
+
+  /// A stored object of an entity, with the named values and every other property omitted.
+  func row(_ entity: String, _ key: Int64, _ values: [String: StoredProperty]) -> StoredObject {
+    let names = model.entity(named: entity)!.propertyNames
+    return StoredObject(
+      id: ObjectID(storeIdentifier: identifier, entityName: entity, key: key),
+      properties: names.map { values[$0] ?? .omitted })
   }
 }
 
 /// A context on the BookStore model whose store holds, by key: category 1 "Fiction" with book 2
 /// "Dune" (12.5, pages 3 and 4) and book 5 "Emma" (9); no book 99.
 struct StoredBookStore {
-  let context = ObjectContext(model: BookStore.model)
-  let loader = TestLoader()
+  let loader = TestStore(model: BookStore.model)
+  let context: ObjectContext
 
   init() {
-    context.loader = loader
-    let fiction = id("BookCategory", 1)
-    let (dune, emma) = (id("Book", 2), id("Book", 5))
-    let pages = [id("Page", 3), id("Page", 4)]
-    loader.rows[fiction] = LoadedValues(
-      attributes: ["name": .string("Fiction")], toMany: ["books": [dune, emma]])
-    loader.rows[dune] = LoadedValues(
-      attributes: ["title": .string("Dune"), "price": .double(12.5)],
-      toOne: ["category": fiction], toMany: ["pages": pages])
-    loader.rows[emma] = LoadedValues(
-      attributes: ["title": .string("Emma"), "price": .double(9)], toOne: ["category": fiction])
+    context = ObjectContext(store: loader)
+    let fiction = loader.row("BookCategory", 1, ["name": .attribute(.string("Fiction"))])
+    let pages = [3, 4].map { loader.row("Page", $0, [:]) }
+    let dune = loader.row(
+      "Book", 2,
+      [
+        "title": .attribute(.string("Dune")), "price": .attribute(.double(12.5)),
+        "category": .toOne(fiction.id), "pages": .toMany(pages.map(\.id)),
+      ])
+    let emma = loader.row(
+      "Book", 5,
+      [
+        "title": .attribute(.string("Emma")), "price": .attribute(.double(9)),
+        "category": .toOne(fiction.id),
+      ])
+    var rows = [fiction, dune, emma]
+    rows[0].properties[
+      BookStore.model.entity(named: "BookCategory")!.propertyNames.firstIndex(
+        of: "books")!] = .toMany([dune.id, emma.id])
     for (index, page) in pages.enumerated() {
-      loader.rows[page] = LoadedValues(
-        attributes: ["text": .string("page \(index)"), "number": .integer(Int64(index))],
-        toOne: ["book": dune])
+      rows.append(
+        loader.row(
+          "Page", page.id.key,
+          [
+            "text": .attribute(.string("page \(index)")),
+            "number": .attribute(.integer(Int64(index))), "book": .toOne(dune.id),
+          ]))
     }
+    try! loader.save(StoreChanges(inserted: rows))
   }
 
   func id(_ entity: String, _ key: Int64) -> ObjectID {

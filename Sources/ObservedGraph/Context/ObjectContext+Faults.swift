@@ -13,10 +13,10 @@
 ///   Core Data raises an exception; code that may meet such objects calls
 ///   ``ObjectContext/existingObject(with:)`` or ``ManagedObject/fulfilFault()`` first.
 extension ObjectContext {
-  /// A fault for an identifier the context's store may hold; nil without a loader, for another
+  /// A fault for an identifier the context's store may hold; nil without a store, for another
   /// store, an unknown or abstract entity, or an object that left the context.
   func fault(for id: ObjectID) -> ManagedObject? {
-    guard loader != nil, id.storeIdentifier == registry.storeIdentifier,
+    guard store != nil, id.storeIdentifier == registry.storeIdentifier,
       registry.anyObject(for: id) == nil, let entity = model.entity(named: id.entityName),
       !entity.isAbstract, id.key > 0
     else { return nil }
@@ -28,49 +28,59 @@ extension ObjectContext {
 
   /// Loads a fault's values. Nothing is tracked, observed or recorded.
   ///
-  /// - Throws: ``ObjectGraphError/Kind/objectNotFound`` when the store has no such object (or no
-  ///   loader is set), or what the loader throws.
+  /// - Throws: ``ObjectGraphError/Kind/objectNotFound`` when the store has no such object (or
+  ///   there is no store), or what the store throws.
   func fulfilFault(of object: ManagedObject) throws {
     guard object.isFaultFlag else { return }
     let id = object.objectID
-    guard let loader, let values = try loader.values(of: id) else {
+    guard let store, let stored = try store.loadObject(id) else {
       throw ObjectGraphError(
         .objectNotFound, entity: id.entityName, value: id.description,
         reason: "the fault \(id) cannot be fulfilled: its store has no such object")
     }
+    try fill(object, with: stored, from: store)
+  }
+
+  /// Puts a stored object's values in a fault's slots, loading the to-many relationships the
+  /// store left out.
+  private func fill(
+    _ object: ManagedObject, with stored: StoredObject, from store: any PersistentStore
+  ) throws {
+    let properties = object.entity.properties
+    guard stored.properties.count == properties.count else {
+      throw ObjectGraphError(
+        .wrongType, entity: object.entity.name, value: stored.id.description,
+        reason: "the store gave \(stored.properties.count) values for \(stored.id), whose entity "
+          + "has \(properties.count) properties")
+    }
+    // Everything is loaded before anything is put in place: a failing load leaves a fault.
+    var members: [Int: [ObjectID]] = [:]
+    for property in properties where property.isToMany {
+      if case .toMany(let ids) = stored.properties[property.slot] {
+        members[property.slot] = ids
+      } else {
+        members[property.slot] = try store.loadMembers(
+          of: stored.id, relationship: property.name)
+      }
+    }
     object.isFaultFlag = false
-    for property in object.entity.properties {
+    for property in properties {
+      let value = stored.properties[property.slot]
       if property.isToMany {
         let collection = ObjectCollection(ordered: property.isOrdered)
-        for member in (values.toMany[property.name] ?? []).compactMap(self.object(with:))
+        for member in members[property.slot]!.compactMap(self.object(with:))
         where !collection.contains(member) {
           collection.insert(member)
         }
         object.fill(collection.isEmpty ? nil : collection, at: property.slot)
       } else if property.isRelationship {
-        object.fill(values.toOne[property.name]?.flatMap(self.object(with:)), at: property.slot)
-      } else if let stored = values.attributes[property.name] {
-        object.fill(property.heldValue(of: stored) ?? property.heldDefault, at: property.slot)
+        guard case .toOne(let id) = value else { continue }
+        object.fill(id.flatMap(self.object(with:)), at: property.slot)
+      } else if case .attribute(let value) = value {
+        object.fill(property.heldValue(of: value) ?? property.heldDefault, at: property.slot)
       }
     }
   }
-}
-
-/// Where faults get their values. A persistent store provides one; until stores exist, tests use
-/// an in-memory loader to prove that faults behave.
-protocol ObjectLoader: AnyObject {
-  /// The values of the object with the identifier, or nil when the store has no such object.
-  func values(of id: ObjectID) throws -> LoadedValues?
-  /// The largest key the store has given out: new objects get larger ones.
-  var largestKey: Int64 { get }
-}
-
-/// One object's values as a store gives them: attributes in stored form, relationships as
-/// identifiers, by property name. Missing attributes keep their defaults.
-struct LoadedValues {
-  var attributes: [String: StoredValue?] = [:]
-  var toOne: [String: ObjectID?] = [:]
-  var toMany: [String: [ObjectID]] = [:]
 }
 
 extension ManagedObject {

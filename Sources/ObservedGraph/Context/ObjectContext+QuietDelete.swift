@@ -18,7 +18,7 @@ extension ObjectContext {
     // With no observer in the context and no store to make faults, no object can be observed or
     // a fault: only the shapes of the relationships are left to check, and the cascade set did
     // (benchmark row "cascade delete").
-    let mayHear = center.isObserved || loader != nil
+    let mayHear = center.isObserved || store != nil
     if mayHear || !shapesAreQuiet, !canDeleteQuietly(doomed, mayHear: mayHear) { return false }
     let column =
       recorder.isRecording

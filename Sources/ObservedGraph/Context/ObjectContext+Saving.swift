@@ -4,16 +4,19 @@ extension ObjectContext {
   /// inserted objects become saved objects, changed values become committed values, and deleted
   /// objects leave the context (their ``ManagedObject/context`` becomes nil).
   ///
-  /// The context keeps its objects in memory; persistent stores arrive with the store work. Nothing
-  /// to save is a successful no-op. The undo history stays: undoing a delete after the save brings
-  /// the object back as a new insert.
+  /// A context on a store (see ``PersistentContainer``) gives the store every change in one
+  /// ``PersistentStore/save(_:)``, which writes all of them or none; only then does the context
+  /// commit. A context without a store keeps its saved objects itself. Nothing to save is a
+  /// successful no-op that does not call the store. The undo history stays: undoing a delete after
+  /// the save brings the object back as a new insert.
   ///
   /// ```swift
   /// try context.save()
   /// #expect(!book.isInserted)
   /// ```
   /// - Throws: The validation error of the one invalid object, or ``ObjectGraphError/Kind/multipleErrors``
-  ///   listing all of them; nothing is committed when it throws.
+  ///   listing all of them; or what the store throws. Nothing is committed when it throws: the
+  ///   context and the store are as they were.
   public func save() throws {
     // As in Core Data, a save first ends the current user event: observers hear what is pending.
     processPendingChanges()
@@ -32,6 +35,10 @@ extension ObjectContext {
       }
     }
     if let error = ObjectGraphError.combining(errors) { throw error }
+    if let store {
+      let changes = storeChanges()
+      if !changes.isEmpty { try store.save(changes) }
+    }
     generation &+= 1
     for object in tracker.commit() where object.lifecycle == .registered {
       // A saved delete: the object leaves the context; undo can still bring it back.
@@ -43,6 +50,25 @@ extension ObjectContext {
   /// The changes the next save writes: inserted objects, updated ones with their changed
   /// persistent keys, and deleted ones that were saved before.
   var pendingChangeSet: ChangeSet { tracker.changeSet() }
+
+  /// The changes the next save gives the store, with their values.
+  func storeChanges() -> StoreChanges {
+    var changes = StoreChanges()
+    for object in tracker.dirty where object.lifecycle == .registered {
+      if object.isDeletedFlag {
+        if !object.isInsertedFlag { changes.deleted.append(object.objectID) }
+      } else if object.isInsertedFlag {
+        changes.inserted.append(object.stored(object.entity.properties.indices))
+      } else if !object.changes.isEmpty {
+        let stored = object.stored(object.changes.changedSlots)
+        if stored.properties.contains(where: { $0 != .omitted }) { changes.updated.append(stored) }
+      }
+    }
+    changes.inserted.sort { $0.id.key < $1.id.key }
+    changes.updated.sort { $0.id.key < $1.id.key }
+    changes.deleted.sort { $0.key < $1.key }
+    return changes
+  }
 
   /// Forgets every object: each becomes invalid (changing it throws
   /// ``ObjectGraphError/Kind/invalidObject``; reading it gives its last attribute values), the
@@ -64,6 +90,24 @@ extension ObjectContext {
 }
 
 extension ManagedObject {
+  /// The object as a store keeps it, with the values of the persistent properties in `slots` and
+  /// the others omitted.
+  func stored(_ slots: some Sequence<Int>) -> StoredObject {
+    let properties = entity.properties
+    var values = [StoredProperty](repeating: .omitted, count: properties.count)
+    for slot in slots {
+      let property = properties[slot]
+      if property.attribute?.isTransient == true { continue }
+      values[slot] =
+        switch property.snapshot(of: read(slot, tracking: false)) {
+        case .attribute(let value): .attribute(value)
+        case .toOne(let id): .toOne(id)
+        case .toMany(let ids): .toMany(ids)
+        }
+    }
+    return StoredObject(id: objectID, properties: values)
+  }
+
   /// The model's checks: non-optional attributes and relationships have a value, and to-many
   /// relationships respect their count limits.
   func validateProperties() throws {

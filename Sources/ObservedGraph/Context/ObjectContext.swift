@@ -45,13 +45,9 @@ public final class ObjectContext {
     get { link.generation }
     set { link.generation = newValue }
   }
-  /// Where faults get their values (a store's loader); nil without one.
-  var loader: (any ObjectLoader)? {
-    didSet {
-      registry.retainsObjects = loader == nil
-      if let loader { registry.reserve(upTo: loader.largestKey) }
-    }
-  }
+  /// The store the context saves to and loads faults from; nil for a context made with
+  /// ``init(model:participatesInSwiftObservation:)``, which keeps its saved objects itself.
+  public let store: (any PersistentStore)?
   #if OBSERVEDGRAPH_INVARIANTS
     var fullChecks = FullCheckSchedule()
   #endif
@@ -67,14 +63,37 @@ public final class ObjectContext {
   ///   - model: The model its objects follow.
   ///   - participatesInSwiftObservation: Whether the context's objects take part in Swift
   ///     Observation (see ``participatesInSwiftObservation``). On by default.
-  public init(model: ObjectModel, participatesInSwiftObservation: Bool = true) {
+  public convenience init(model: ObjectModel, participatesInSwiftObservation: Bool = true) {
+    self.init(
+      model: model, store: nil, identifier: UUID(),
+      participatesInSwiftObservation: participatesInSwiftObservation)
+  }
+
+  /// A context on a store (see ``PersistentContainer/newContext(participatesInSwiftObservation:)``):
+  /// it holds unchanged objects weakly, loads faults from the store and draws its new objects'
+  /// keys from it.
+  convenience init(store: any PersistentStore, participatesInSwiftObservation: Bool = true) {
+    self.init(
+      model: store.model, store: store, identifier: store.identifier,
+      participatesInSwiftObservation: participatesInSwiftObservation)
+  }
+
+  private init(
+    model: ObjectModel, store: (any PersistentStore)?, identifier: UUID,
+    participatesInSwiftObservation: Bool
+  ) {
     self.model = model
-    let store = UUID()
-    self.registry = ObjectRegistry(storeIdentifier: store)
-    self.recorder = UndoRecorder(storeIdentifier: store)
+    self.store = store
+    self.registry = ObjectRegistry(storeIdentifier: identifier)
+    self.recorder = UndoRecorder(storeIdentifier: identifier)
     self.link = ContextLink(
-      nil, storeIdentifier: store, participatesInSwiftObservation: participatesInSwiftObservation)
+      nil, storeIdentifier: identifier,
+      participatesInSwiftObservation: participatesInSwiftObservation)
     link.context = self
+    if let store {
+      registry.retainsObjects = false
+      registry.keySource = { store.reserveKeys(ObjectRegistry.keyBlockSize) }
+    }
   }
 
   /// Whether the context's objects take part in Swift Observation: fixed when the context is made.

@@ -37,6 +37,15 @@ final class ObjectRegistry {
     }
   }
   @exclusivity(unchecked) private var nextKey: Int64 = 1
+  /// The end of the keys the registry may give out; without a store, unbounded.
+  @exclusivity(unchecked) private var keyBlockEnd: Int64 = .max
+  /// Where keys come from when the block runs out: the store's ``PersistentStore/reserveKeys(_:)``.
+  /// Without one, keys count up from 1 and registering an object moves the count past its key.
+  var keySource: (() -> Range<Int64>)? {
+    didSet { keyBlockEnd = keySource == nil ? .max : nextKey }
+  }
+  /// How many keys a context takes from its store at a time.
+  static let keyBlockSize = 1024
   /// Registered objects by key (keys are unique within the store): one table, one small entry
   /// per object, in pages of consecutive keys (benchmark row "heap bytes per object").
   /// Read and changed only by the registry's own methods, which never overlap: no dynamic
@@ -88,12 +97,18 @@ final class ObjectRegistry {
 
   /// The key of a new object's identifier.
   func newKey() -> Int64 {
+    if nextKey >= keyBlockEnd, let keySource {
+      let block = keySource()
+      (nextKey, keyBlockEnd) = (block.lowerBound, block.upperBound)
+    }
     defer { nextKey += 1 }
     return nextKey
   }
 
-  /// Makes sure new identifiers never reuse `key` (a key the store already gave out).
+  /// Makes sure new identifiers never reuse `key`, when the registry gives out keys itself (a
+  /// store's keys are unique already).
   func reserve(upTo key: Int64) {
+    guard keySource == nil else { return }
     nextKey = max(nextKey, key + 1)
   }
 

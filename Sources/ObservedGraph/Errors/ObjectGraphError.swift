@@ -21,7 +21,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       case inverseMismatch, invalidDefault, invalidClass, invalidName, invalidCount, unknownType
       case unknownEntity, abstractEntity, unknownKey, wrongType, nilNotAllowed, wrongEntity
       case otherContext, deletedObject, invalidObject, notToMany, indexOutOfRange
-      case objectNotFound, otherStore
+      case objectNotFound, otherStore, storeClosed, duplicateObject
       case deleteDenied, missingValue, tooFewObjects, tooManyObjects, multipleErrors
     }
     let code: Code
@@ -176,6 +176,10 @@ extension ObjectGraphError.Kind {
   public static let objectNotFound = Self(code: .objectNotFound)
   /// The identifier names an object of another store than the context's.
   public static let otherStore = Self(code: .otherStore)
+  /// The store was closed: it can no longer load or save.
+  public static let storeClosed = Self(code: .storeClosed)
+  /// A store was asked to insert an object with the key of an object it already holds.
+  public static let duplicateObject = Self(code: .duplicateObject)
   /// A deny delete rule refused the delete.
   public static let deleteDenied = Self(code: .deleteDenied)
   /// A non-optional property has no value.

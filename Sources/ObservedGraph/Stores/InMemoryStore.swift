@@ -1,0 +1,111 @@
+import Foundation
+
+/// A store that keeps saved objects in memory, for as long as it lives: the default store of a
+/// ``PersistentContainer``.
+///
+/// Contexts of one container share it: what one context saves, another loads. Nothing survives
+/// the process.
+///
+/// ```swift
+/// let store = InMemoryStore(model: model)
+/// let container = PersistentContainer(store: store)
+/// ```
+public final class InMemoryStore: PersistentStore {
+  public let identifier: UUID
+  public let model: ObjectModel
+  public private(set) var isClosed = false
+  /// Saved objects by key.
+  private var objects: [Int64: StoredObject] = [:]
+  private var nextKey: Int64 = 1
+
+  /// Creates an empty store for a model.
+  /// - Parameters:
+  ///   - model: The model of the objects it holds.
+  ///   - identifier: The store's identifier; a new one by default.
+  public init(model: ObjectModel, identifier: UUID = UUID()) {
+    self.model = model
+    self.identifier = identifier
+  }
+
+  /// The store's identifier (`storeIdentifier`) and its model's version hash (`versionHash`).
+  public var metadata: [String: String] {
+    ["storeIdentifier": identifier.uuidString, "versionHash": model.versionHash]
+  }
+
+  /// How many objects the store holds.
+  public var count: Int { objects.count }
+
+  public func close() throws {
+    isClosed = true
+    objects = [:]
+  }
+
+  public func reserveKeys(_ count: Int) -> Range<Int64> {
+    precondition(count > 0, "ObservedGraph: reserveKeys needs a count of at least 1")
+    defer { nextKey += Int64(count) }
+    return nextKey..<nextKey + Int64(count)
+  }
+
+  public func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
+    try checkOpen()
+    return ids.compactMap { id in
+      guard let object = objects[id.key], object.id == id else { return nil }
+      return object
+    }
+  }
+
+  public func loadMembers(of id: ObjectID, relationship: String) throws -> [ObjectID] {
+    try checkOpen()
+    guard let object = objects[id.key], object.id == id,
+      let entity = model.entity(named: id.entityName),
+      let index = entity.propertyNames.firstIndex(of: relationship),
+      case .toMany(let members) = object.properties[index]
+    else { return [] }
+    return members
+  }
+
+  /// Saves the changes, or throws before changing anything.
+  ///
+  /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed;
+  ///   ``ObjectGraphError/Kind/duplicateObject`` for an inserted object whose key the store
+  ///   holds; ``ObjectGraphError/Kind/otherStore`` for an object of another store;
+  ///   ``ObjectGraphError/Kind/objectNotFound`` for an updated object it does not hold.
+  public func save(_ changes: StoreChanges) throws {
+    try checkOpen()
+    let ids = changes.inserted.map(\.id) + changes.updated.map(\.id) + changes.deleted
+    if let foreign = ids.first(where: { $0.storeIdentifier != identifier }) {
+      throw ObjectGraphError(
+        .otherStore, entity: foreign.entityName, value: foreign.description,
+        reason: "\(foreign) belongs to store \(foreign.storeIdentifier), not to \(identifier)")
+    }
+    if let duplicate = changes.inserted.first(where: { objects[$0.id.key] != nil }) {
+      throw ObjectGraphError(
+        .duplicateObject, entity: duplicate.id.entityName, value: duplicate.id.description,
+        reason: "the store already holds an object with the key of \(duplicate.id)")
+    }
+    if let missing = changes.updated.first(where: { objects[$0.id.key]?.id != $0.id }) {
+      throw ObjectGraphError(
+        .objectNotFound, entity: missing.id.entityName, value: missing.id.description,
+        reason: "the store holds no object \(missing.id) to update")
+    }
+    for id in changes.deleted { objects[id.key] = nil }
+    for object in changes.inserted {
+      objects[object.id.key] = object
+      nextKey = max(nextKey, object.id.key + 1)
+    }
+    for update in changes.updated {
+      var object = objects[update.id.key]!
+      for (index, value) in update.properties.enumerated() where value != .omitted {
+        object.properties[index] = value
+      }
+      objects[update.id.key] = object
+    }
+  }
+
+  private func checkOpen() throws {
+    guard isClosed else { return }
+    throw ObjectGraphError(
+      .storeClosed, entity: "", value: identifier.uuidString,
+      reason: "the in-memory store \(identifier) was closed")
+  }
+}

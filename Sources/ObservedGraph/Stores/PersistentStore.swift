@@ -1,0 +1,142 @@
+import Foundation
+
+/// Where a context's saved objects live: a store gives out object keys, loads objects and the
+/// members of their to-many relationships, and saves the changes of one save atomically.
+///
+/// The library ships ``InMemoryStore``, the default of a ``PersistentContainer``, and
+/// `SQLiteStore` (module `ObservedGraphSQLite`), which keeps them in an SQLite file. A store is
+/// open from the moment it is made (its initializer opens it, and throws when it cannot) until
+/// ``close()``; every other call of a closed store throws. Contexts reach their store through a
+/// ``PersistentContainer``:
+///
+/// ```swift
+/// let container = PersistentContainer(store: InMemoryStore(model: model))
+/// let context = container.viewContext
+/// let book = context.insert(Book.self)
+/// try context.save()                         // the store now holds the book
+/// let other = container.newContext()
+/// let again = other.object(with: book.objectID)!   // a fault, loaded from the store
+/// ```
+///
+/// A store is used from one isolation domain at a time, like the contexts that use it.
+///
+/// ## Topics
+/// ### Values as stores keep them
+/// - ``StoredObject``
+/// - ``StoredProperty``
+/// - ``StoreChanges``
+public protocol PersistentStore: AnyObject {
+  /// The store's identifier: the ``ObjectID/storeIdentifier`` of every object it holds, the same
+  /// each time the store is opened.
+  var identifier: UUID { get }
+  /// The model of the objects the store holds.
+  var model: ObjectModel { get }
+  /// What the store says about itself, such as its identifier and its model's
+  /// ``ObjectModel/versionHash``.
+  var metadata: [String: String] { get }
+  /// Whether ``close()`` was called.
+  var isClosed: Bool { get }
+
+  /// Releases what the store holds open (a file); every later call except this one throws.
+  /// Closing a closed store does nothing.
+  func close() throws
+
+  /// Keys for new objects, never given out before, in this process or (for a store in a file)
+  /// any other that opened the same store: the context draws on them as it inserts.
+  ///
+  /// It never does I/O and never fails: a store reserves keys ahead (a file store in its file,
+  /// when it opens and at each save) and makes sure at each save that no key it gave out can be
+  /// given out again.
+  /// - Parameter count: How many keys are wanted, at least 1.
+  /// - Returns: `count` consecutive keys.
+  func reserveKeys(_ count: Int) -> Range<Int64>
+
+  /// The stored values of the objects with the identifiers, in the order asked for; an
+  /// identifier the store has no object for is left out.
+  ///
+  /// A to-many relationship may be left ``StoredProperty/omitted``: the context asks
+  /// ``loadMembers(of:relationship:)`` when it needs the members.
+  func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject]
+
+  /// The members of an object's to-many relationship, in the relationship's order when it is
+  /// ordered; empty when the store has no such object.
+  func loadMembers(of id: ObjectID, relationship: String) throws -> [ObjectID]
+
+  /// Saves one save's changes: all of them, or — when it throws — none, the store left as it was.
+  func save(_ changes: StoreChanges) throws
+}
+
+extension PersistentStore {
+  /// The stored values of one object; nil when the store has no such object.
+  public func loadObject(_ id: ObjectID) throws -> StoredObject? {
+    try loadObjects([id]).first
+  }
+}
+
+/// One object as a store keeps it: its identifier and a value per property of its entity, in the
+/// order of ``EntityDescription/propertyNames``.
+///
+/// ```swift
+/// let stored = try store.loadObject(book.objectID)!
+/// let entity = store.model.entity(named: stored.id.entityName)!
+/// let title = stored.properties[entity.propertyNames.firstIndex(of: "title")!]
+/// // .attribute(.string("Dune"))
+/// ```
+public struct StoredObject: Hashable, Sendable {
+  /// The object's identifier.
+  public var id: ObjectID
+  /// A value per property of the object's entity, inherited properties first, in the order of
+  /// ``EntityDescription/propertyNames``.
+  public var properties: [StoredProperty]
+
+  /// Creates a stored object.
+  /// - Parameters:
+  ///   - id: The object's identifier.
+  ///   - properties: A value per property of its entity, in the order of
+  ///     ``EntityDescription/propertyNames``.
+  public init(id: ObjectID, properties: [StoredProperty]) {
+    self.id = id
+    self.properties = properties
+  }
+}
+
+/// The value of one property as a store keeps it.
+public enum StoredProperty: Hashable, Sendable {
+  /// An attribute's value; nil for none.
+  case attribute(StoredValue?)
+  /// A to-one relationship's object; nil for none.
+  case toOne(ObjectID?)
+  /// A to-many relationship's objects, in order for an ordered one.
+  case toMany([ObjectID])
+  /// No value given: in a load, a to-many relationship loaded on first use or a transient
+  /// attribute (which keeps its default); in an update, a property the save does not change.
+  case omitted
+}
+
+/// The changes of one save, as a store receives them, each list in key order.
+///
+/// Inserted objects come with every property (transient attributes ``StoredProperty/omitted``);
+/// updated objects with the properties that changed and the others omitted. A change to a
+/// relationship comes on both sides: an inserted book in a category is in the category's
+/// `books` and has the category as its `category`. A deleted object's relationships were emptied
+/// by its delete rules: objects that still point to it (a `noAction` rule) are not changed.
+public struct StoreChanges: Hashable, Sendable {
+  /// New objects.
+  public var inserted: [StoredObject]
+  /// Saved objects whose persistent properties changed.
+  public var updated: [StoredObject]
+  /// Saved objects that are deleted.
+  public var deleted: [ObjectID]
+
+  /// Creates a set of changes.
+  public init(
+    inserted: [StoredObject] = [], updated: [StoredObject] = [], deleted: [ObjectID] = []
+  ) {
+    self.inserted = inserted
+    self.updated = updated
+    self.deleted = deleted
+  }
+
+  /// Whether there is nothing to save.
+  public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
