@@ -28,6 +28,9 @@ final class SQLiteConnection {
     didSet { stepsSinceHook = 0 }
   }
   private var stepsSinceHook = 0
+  /// Called after each statement runs, with its SQL, its arguments and how long it took (the
+  /// store's SQL trace); nil when nothing listens.
+  var trace: ((_ sql: String, _ arguments: [SQLiteValue], _ duration: Duration) -> Void)?
 
   /// Opens the file at `path` for reading and writing.
   ///
@@ -93,7 +96,9 @@ final class SQLiteConnection {
   func execute(_ sql: String) throws(SQLiteError) {
     let handle = try openHandle(for: sql)
     try countStep(sql)
+    let started = trace == nil ? nil : ContinuousClock.now
     let code = sqlite3_exec(handle, sql, nil, nil, nil)
+    if let started { trace?(sql, [], .now - started) }
     guard code == SQLITE_OK else {
       throw SQLiteError(code: code, handle: handle, sql: sql, path: path)
     }

@@ -1,18 +1,18 @@
 import CSQLite
 
-/// An error from the SQLite layer: what kind of failure, SQLite's own code and message, and the
-/// statement and file involved.
+/// An error from SQLite: what kind of failure, SQLite's own code and message, and the statement
+/// and file involved.
 ///
 /// ```swift
 /// do {
-///   _ = try SQLiteConnection(path: path, create: false)
+///   _ = try SQLiteStore(url: url, model: model)
 /// } catch let error as SQLiteError where error.kind == .notADatabase {
 ///   print(error)   // the file is not an SQLite database: /tmp/notes.txt
 /// }
 /// ```
-struct SQLiteError: Error, CustomStringConvertible, Equatable {
+public struct SQLiteError: Error, CustomStringConvertible, Equatable, Sendable {
   /// What went wrong, as a caller decides on it.
-  enum Kind: String, Sendable {
+  public enum Kind: String, Sendable {
     /// The file exists but is not an SQLite database (`SQLITE_NOTADB`).
     case notADatabase
     /// The file is an SQLite database whose content is damaged or cut short (`SQLITE_CORRUPT`).
@@ -38,15 +38,15 @@ struct SQLiteError: Error, CustomStringConvertible, Equatable {
     case other
   }
 
-  let kind: Kind
+  public let kind: Kind
   /// SQLite's extended result code (0 for failures of this layer: `closed`, `injected`).
-  let code: Int32
+  public let code: Int32
   /// SQLite's message, or this layer's.
-  let message: String
+  public let message: String
   /// The statement that failed, if any.
-  let sql: String?
+  public let sql: String?
   /// The database file.
-  let path: String
+  public let path: String
 
   init(kind: Kind, code: Int32 = 0, message: String, sql: String? = nil, path: String) {
     self.kind = kind
@@ -79,7 +79,7 @@ struct SQLiteError: Error, CustomStringConvertible, Equatable {
   }
 
   /// One line: the kind, SQLite's message and code, the statement and the file.
-  var description: String {
+  public var description: String {
     var text = "SQLite \(kind.rawValue): \(message)"
     if code != 0 { text += " (code \(code))" }
     if let sql { text += " in `\(sql)`" }

@@ -11,6 +11,8 @@ import ObservedGraph
 ///   a suffix (`name_2`). Transient attributes have no column.
 /// - A to-one relationship is an `INTEGER` column holding the related object's key, with an index.
 ///   SQLite does not enforce it: a `noAction` delete may leave it naming an object that is gone.
+///   When the destination entity has sub-entities, `<name>_entity` beside it holds the related
+///   object's entity id.
 /// - A to-many whose inverse is a to-one lives in the inverse's column; when it is ordered, the
 ///   destination's table also has `<inverse>_order`, the object's position.
 /// - A many-to-many pair shares one join table `og_join_<Entity>_<relationship>`, named after the
@@ -67,6 +69,9 @@ struct SQLiteSchema {
   private(set) var places: [String: [String: Place]] = [:]
   /// The order column beside a to-one column whose inverse is ordered, by "table.column".
   private var orderColumns: [String: String] = [:]
+  /// The entity column beside a to-one column whose destination has sub-entities, by
+  /// "table.column": the related object's entity id, since its key alone does not say it.
+  private(set) var entityColumns: [String: String] = [:]
 
   init(model: ObjectModel) {
     for (index, entity) in model.entities.sorted(by: { $0.name < $1.name }).enumerated() {
@@ -139,6 +144,11 @@ struct SQLiteSchema {
         table.indexed.append(name)
         places[entity.name, default: [:]][relationship.name] = .column(
           table: root.name, column: name)
+        if let destination = entity.destination(ofRelationship: relationship.name),
+          !destination.subentities.isEmpty
+        {
+          entityColumns["\(root.name).\(name)"] = column("\(name)_entity", "INTEGER")
+        }
         // An ordered to-many on the other side keeps each object's position beside its key.
         if case .named(let inverseName) = relationship.inverse,
           let inverse = entity.destination(ofRelationship: relationship.name)?.allRelationships

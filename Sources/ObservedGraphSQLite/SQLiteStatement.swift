@@ -37,7 +37,11 @@ final class SQLiteStatement {
   ///   statement is reset either way.
   func run(_ arguments: [SQLiteValue] = []) throws(SQLiteError) {
     try start(arguments)
-    defer { reset() }
+    let started = connection.trace == nil ? nil : ContinuousClock.now
+    defer {
+      reset()
+      if let started { connection.trace?(sql, arguments, .now - started) }
+    }
     while try step() {}
   }
 
@@ -48,10 +52,36 @@ final class SQLiteStatement {
     try start(arguments)
     defer { reset() }
     var rows: [[SQLiteValue]] = []
+    let started = connection.trace == nil ? nil : ContinuousClock.now
     while try step() {
       rows.append((0..<columnCount).map(value(at:)))
     }
+    if let started { connection.trace?(sql, arguments, .now - started) }
     return rows
+  }
+
+  /// Runs the statement with `arguments` and calls `body` with each row, read in place.
+  ///
+  /// - Throws: ``SQLiteError``, or what `body` throws; the statement is reset either way.
+  func forEachRow<Failure: Error>(
+    _ arguments: [SQLiteValue], _ body: (Row) throws(Failure) -> Void
+  ) throws {
+    try start(arguments)
+    let started = connection.trace == nil ? nil : ContinuousClock.now
+    defer {
+      reset()
+      if let started { connection.trace?(sql, arguments, .now - started) }
+    }
+    let row = Row(statement: self)
+    while try step() { try body(row) }
+  }
+
+  /// The current row of a statement, valid inside ``forEachRow(_:_:)``'s body.
+  struct Row {
+    fileprivate let statement: SQLiteStatement
+
+    /// The value of a column (from 0).
+    func value(at column: Int) -> SQLiteValue { statement.value(at: column) }
   }
 
   /// The number of columns of a row.

@@ -11,32 +11,6 @@ import ObservedGraph
 /// ``ObjectModel/versionHash``) and `model` (the model's entity descriptions as JSON, so that a
 /// later model can say what differs).
 final class SQLiteStoreFile {
-  /// Why a file cannot be opened as this model's store.
-  enum OpenError: Error, Equatable, CustomStringConvertible {
-    /// An SQLite database that holds other tables and no store metadata.
-    case notAStore(path: String, tables: [String])
-    /// A store made by a different model; `differences` names each entity and property that
-    /// differs (empty when the stored model could not be read back, then the hashes differ).
-    case modelMismatch(path: String, differences: [ModelDifference], storedHash: String)
-    /// A store of a format this version does not read.
-    case unknownFormat(path: String, format: String)
-
-    var description: String {
-      switch self {
-      case .notAStore(let path, let tables):
-        "\(path) is an SQLite database but not a store: it has the tables "
-          + tables.joined(separator: ", ") + " and no store metadata"
-      case .modelMismatch(let path, let differences, let storedHash):
-        "\(path) was made by a different model (version hash \(storedHash)): "
-          + (differences.isEmpty
-            ? "its model could not be read back"
-            : differences.map(\.description).joined(separator: "; "))
-      case .unknownFormat(let path, let format):
-        "\(path) is a store of format \(format), which this version does not read"
-      }
-    }
-  }
-
   static let format = "1"
 
   let connection: SQLiteConnection
@@ -47,9 +21,11 @@ final class SQLiteStoreFile {
   /// Opens (or creates) the store file at `path` for `model`.
   ///
   /// - Throws: ``SQLiteError`` for a file SQLite refuses (see ``SQLiteConnection``), or
-  ///   ``OpenError``; the file is left as it was.
-  init(path: String, model: ObjectModel, create: Bool = true) throws {
-    connection = try SQLiteConnection(path: path, create: create)
+  ///   ``SQLiteStoreOpenError``; the file is left as it was.
+  init(
+    path: String, model: ObjectModel, create: Bool = true, busyTimeout: Duration = .seconds(5)
+  ) throws {
+    connection = try SQLiteConnection(path: path, create: create, busyTimeout: busyTimeout)
     schema = SQLiteSchema(model: model)
     do {
       let tables = try connection.statement(
@@ -63,7 +39,7 @@ final class SQLiteStoreFile {
         try Self.create(connection, schema, model, storeIdentifier)
       } else {
         guard tables.contains("og_metadata") else {
-          throw OpenError.notAStore(path: path, tables: tables)
+          throw SQLiteStoreOpenError.notAStore(path: path, tables: tables)
         }
         storeIdentifier = try Self.check(connection, model, path: path)
       }
@@ -109,18 +85,18 @@ final class SQLiteStoreFile {
       if case .text(let key) = row[0], case .text(let value) = row[1] { metadata[key] = value }
     }
     guard metadata["format"] == format else {
-      throw OpenError.unknownFormat(path: path, format: metadata["format"] ?? "none")
+      throw SQLiteStoreOpenError.unknownFormat(path: path, format: metadata["format"] ?? "none")
     }
     let storedHash = metadata["versionHash"] ?? ""
     if storedHash != model.versionHash {
-      throw OpenError.modelMismatch(
+      throw SQLiteStoreOpenError.modelMismatch(
         path: path,
         differences: storedModel(metadata["model"], like: model)
           .map(model.differences(from:)) ?? [],
         storedHash: storedHash)
     }
     guard let text = metadata["storeIdentifier"], let identifier = UUID(uuidString: text) else {
-      throw OpenError.unknownFormat(path: path, format: "without a store identifier")
+      throw SQLiteStoreOpenError.unknownFormat(path: path, format: "without a store identifier")
     }
     return identifier
   }
@@ -135,5 +111,31 @@ final class SQLiteStoreFile {
     guard let entities = try? decoder.decode([EntityDescription].self, from: Data(json.utf8))
     else { return nil }
     return try? ObjectModel(entities: entities)
+  }
+}
+
+/// Why a file cannot be opened as this model's store.
+public enum SQLiteStoreOpenError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// An SQLite database that holds other tables and no store metadata.
+  case notAStore(path: String, tables: [String])
+  /// A store made by a different model; `differences` names each entity and property that
+  /// differs (empty when the stored model could not be read back, then the hashes differ).
+  case modelMismatch(path: String, differences: [ModelDifference], storedHash: String)
+  /// A store of a format this version does not read.
+  case unknownFormat(path: String, format: String)
+
+  public var description: String {
+    switch self {
+    case .notAStore(let path, let tables):
+      "\(path) is an SQLite database but not a store: it has the tables "
+        + tables.joined(separator: ", ") + " and no store metadata"
+    case .modelMismatch(let path, let differences, let storedHash):
+      "\(path) was made by a different model (version hash \(storedHash)): "
+        + (differences.isEmpty
+          ? "its model could not be read back"
+          : differences.map(\.description).joined(separator: "; "))
+    case .unknownFormat(let path, let format):
+      "\(path) is a store of format \(format), which this version does not read"
+    }
   }
 }

@@ -43,7 +43,7 @@ import Testing
     try other.execute("CREATE TABLE notes (body TEXT); CREATE TABLE tags (name TEXT)")
     other.close()
     let before = try Self.bytes(path)
-    let error = #expect(throws: SQLiteStoreFile.OpenError.self) {
+    let error = #expect(throws: SQLiteStoreOpenError.self) {
       _ = try SQLiteStoreFile(path: path, model: try SQLiteSchemaTests.library())
     }
     #expect(error == .notAStore(path: path, tables: ["notes", "tags"]))
@@ -68,7 +68,7 @@ import Testing
     }
     entities.append(EntityDescription(name: "Author"))
     let changed = try ObjectModel(entities: entities)
-    let error = #expect(throws: SQLiteStoreFile.OpenError.self) {
+    let error = #expect(throws: SQLiteStoreOpenError.self) {
       _ = try SQLiteStoreFile(path: path, model: changed)
     }
     guard case .modelMismatch(_, let differences, _) = error else {
@@ -91,7 +91,7 @@ import Testing
     let file = try SQLiteStoreFile(path: path, model: try SQLiteSchemaTests.library())
     try file.connection.execute(#"UPDATE "og_metadata" SET "value" = '99' WHERE "key" = 'format'"#)
     file.connection.close()
-    let error = #expect(throws: SQLiteStoreFile.OpenError.self) {
+    let error = #expect(throws: SQLiteStoreOpenError.self) {
       _ = try SQLiteStoreFile(path: path, model: try SQLiteSchemaTests.library())
     }
     #expect(error == .unknownFormat(path: path, format: "99"))

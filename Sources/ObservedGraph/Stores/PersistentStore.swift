@@ -48,7 +48,7 @@ public protocol PersistentStore: AnyObject {
   /// when it opens and at each save) and makes sure at each save that no key it gave out can be
   /// given out again.
   /// - Parameter count: How many keys are wanted, at least 1.
-  /// - Returns: `count` consecutive keys.
+  /// - Returns: Between 1 and `count` consecutive keys (fewer at the end of a reserved block).
   func reserveKeys(_ count: Int) -> Range<Int64>
 
   /// The stored values of the objects with the identifiers, in the order asked for; an

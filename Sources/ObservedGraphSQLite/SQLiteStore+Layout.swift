@@ -1,0 +1,152 @@
+import Foundation
+import ObservedGraph
+
+/// How one entity's objects sit in the file: the table, the columns of its row and the SQL that
+/// reads and writes them, made once when the store opens.
+struct EntityLayout {
+  /// A stored column of the entity's row, after `og_pk` and `og_entity`.
+  struct Column {
+    enum Kind {
+      /// An attribute of a type.
+      case attribute(AttributeType)
+      /// A to-one relationship's key; `entityColumn` is the index (among `columns`) of the
+      /// column holding its entity id, when the destination has sub-entities.
+      case toOne(destination: EntityDescription, entityColumn: Int?)
+      /// The entity id of the to-one before it.
+      case toOneEntity
+    }
+    let name: String
+    /// The property's index in the entity's ``EntityDescription/propertyNames``.
+    let slot: Int
+    let kind: Kind
+  }
+
+  /// A to-many relationship and where its members are.
+  struct ToMany {
+    let slot: Int
+    let name: String
+    let place: SQLiteSchema.Place
+    let destination: EntityDescription
+    /// The destination's table.
+    let destinationTable: String
+  }
+
+  let entity: EntityDescription
+  let entityID: Int64
+  let table: String
+  let columns: [Column]
+  let toMany: [ToMany]
+  /// `SELECT og_entity, <columns> FROM <table> WHERE og_pk = ?`.
+  let select: String
+  /// `INSERT INTO <table> (og_pk, og_entity, <columns>) VALUES (?, …)`.
+  let insert: String
+
+  init(_ entity: EntityDescription, schema: SQLiteSchema, model: ObjectModel) {
+    self.entity = entity
+    entityID = Int64(schema.entityIDs[entity.name]!)
+    table = schema.tableOfEntity[entity.name]!
+    let places = schema.places[entity.name] ?? [:]
+    let names = entity.propertyNames
+    let attributes = Dictionary(entity.allAttributes.map { ($0.name, $0) }) { first, _ in first }
+    let relationships = Dictionary(entity.allRelationships.map { ($0.name, $0) }) { a, _ in a }
+    var columns: [Column] = []
+    var toMany: [ToMany] = []
+    for (slot, name) in names.enumerated() {
+      guard let place = places[name] else { continue }
+      if let attribute = attributes[name] {
+        guard case .column(_, let column) = place else { continue }
+        columns.append(Column(name: column, slot: slot, kind: .attribute(attribute.type)))
+      } else if let relationship = relationships[name],
+        let destination = model.entity(named: relationship.destination)
+      {
+        if case .column(let table, let column) = place {
+          let entityColumn = schema.entityColumns["\(table).\(column)"]
+          columns.append(
+            Column(
+              name: column, slot: slot,
+              kind: .toOne(
+                destination: destination, entityColumn: entityColumn.map { _ in columns.count + 1 })
+            ))
+          if let entityColumn {
+            columns.append(Column(name: entityColumn, slot: slot, kind: .toOneEntity))
+          }
+        } else {
+          toMany.append(
+            ToMany(
+              slot: slot, name: name, place: place, destination: destination,
+              destinationTable: schema.tableOfEntity[destination.name]!))
+        }
+      }
+    }
+    self.columns = columns
+    self.toMany = toMany
+    let quoted = columns.map { SQLiteSchema.quoted($0.name) }
+    select =
+      "SELECT \(([#""og_entity""#] + quoted).joined(separator: ", ")) FROM "
+      + "\(SQLiteSchema.quoted(table)) WHERE \"og_pk\" = ?"
+    insert =
+      "INSERT INTO \(SQLiteSchema.quoted(table)) "
+      + "(\(([#""og_pk""#, #""og_entity""#] + quoted).joined(separator: ", "))) VALUES ("
+      + Array(repeating: "?", count: columns.count + 2).joined(separator: ", ") + ")"
+  }
+}
+
+/// Values between the store's form and SQLite's (see ``SQLiteSchema`` for the table of types).
+enum ColumnValue {
+  /// A stored value as SQLite keeps it.
+  static func sqlite(_ value: StoredValue?) -> SQLiteValue {
+    guard let value else { return .null }
+    switch value {
+    case .integer(let number): return .integer(number)
+    case .double(let number): return .real(number)
+    case .decimal(let number): return .text(number.description)
+    case .string(let text): return .text(text)
+    case .bool(let flag): return .integer(flag ? 1 : 0)
+    case .date(let date): return .real(date.timeIntervalSinceReferenceDate)
+    case .data(let data): return .blob([UInt8](data))
+    case .uuid(let uuid): return .blob(withUnsafeBytes(of: uuid.uuid) { Array($0) })
+    case .url(let url): return .text(url.absoluteString)
+    }
+  }
+
+  /// The stored value of an attribute type for what SQLite holds; nil for NULL. A value SQLite
+  /// holds in a form the type cannot take (a file edited by other code) returns `.failure`.
+  static func stored(_ value: SQLiteValue, as type: AttributeType) -> Result<StoredValue?, Mismatch>
+  {
+    if case .null = value { return .success(nil) }
+    let stored: StoredValue? =
+      switch (type.name, value) {
+      case ("string", .text(let text)): .string(text)
+      case ("url", .text(let text)): URL(string: text).map(StoredValue.url)
+      case ("decimal", .text(let text)): Decimal(string: text, locale: nil).map(StoredValue.decimal)
+      case ("decimal", .integer(let number)): .decimal(Decimal(number))
+      case ("bool", .integer(let number)): .bool(number != 0)
+      case ("int16", .integer(let number)), ("int32", .integer(let number)),
+        ("int64", .integer(let number)), ("int", .integer(let number)):
+        .integer(number)
+      case ("float", .real(let number)), ("double", .real(let number)): .double(number)
+      case ("float", .integer(let number)), ("double", .integer(let number)):
+        .double(Double(number))
+      case ("date", .real(let seconds)): .date(Date(timeIntervalSinceReferenceDate: seconds))
+      case ("date", .integer(let seconds)):
+        .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+      case ("uuid", .blob(let bytes)) where bytes.count == 16:
+        .uuid(
+          UUID(
+            uuid: (
+              bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+              bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )))
+      case ("data", .blob(let bytes)): .data(Data(bytes))
+      case (let name, .blob(let bytes)) where name.hasPrefix("transformable"): .data(Data(bytes))
+      default: nil
+      }
+    guard let stored else { return .failure(Mismatch(value: value)) }
+    return .success(stored)
+  }
+
+  /// A value SQLite holds that its column's type cannot take.
+  struct Mismatch: Error {
+    let value: SQLiteValue
+  }
+}

@@ -1,0 +1,468 @@
+import Foundation
+import ObservedGraph
+
+/// A store that keeps objects in an SQLite file, on the system's SQLite.
+///
+/// Opening the store opens (or creates) the file: a new file gets the schema the model needs
+/// (see Docs/SQLiteStore.md) and the store's metadata; an existing one must have been made by the
+/// same model. The file is in WAL mode. Each save is one transaction: when any statement fails, it
+/// rolls back and the file is as it was.
+///
+/// ```swift
+/// let store = try SQLiteStore(url: folder.appending(path: "Books.sqlite"), model: model)
+/// let container = PersistentContainer(store: store)
+/// let context = container.viewContext
+/// let book = context.insert(Book.self)
+/// book.title = "Dune"
+/// try context.save()          // one transaction
+/// ```
+///
+/// A store and its contexts are used from one isolation domain at a time.
+public final class SQLiteStore: PersistentStore {
+  /// How a store is opened.
+  public struct Options: Sendable {
+    /// How long a write waits for another connection's lock (another process writing the same
+    /// file) before it throws ``SQLiteError/Kind/busy``. 5 seconds by default.
+    public var busyTimeout: Duration = .seconds(5)
+    /// Where each statement the store runs is written — its SQL, its bound values and its time —
+    /// or nil for no trace. Off by default, unless the environment variable
+    /// `OBSERVEDGRAPH_SQL_DEBUG` is `1`, which writes the trace to standard error.
+    public var sqlTrace: (@Sendable (String) -> Void)?
+    /// How many object keys the store reserves in the file at a time (4,096 by default): when it
+    /// opens, and at a save once half of them are given out.
+    ///
+    /// Inserting never waits for the file, so a store whose contexts insert more objects between
+    /// two saves than its block holds gives out keys past the block, and the next save reserves
+    /// them. Should another store on the same file (another process) have reserved those keys in
+    /// the meantime and saved objects with them, that save fails with a `constraint`
+    /// ``SQLiteError`` and writes nothing. With one store per file this never happens; with
+    /// several writers, make the block larger than the objects inserted between saves.
+    public var keyBlockSize = 4096
+
+    /// The default options (with the SQL trace on when `OBSERVEDGRAPH_SQL_DEBUG` is `1`).
+    public init() {
+      self.init(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The default options for a process environment.
+    init(environment: [String: String]) {
+      if environment["OBSERVEDGRAPH_SQL_DEBUG"] == "1" {
+        sqlTrace = SQLiteStore.writeToStandardError
+      }
+    }
+  }
+
+  /// Why a file cannot be opened as this model's store.
+  public typealias OpenError = SQLiteStoreOpenError
+
+  public let identifier: UUID
+  public let model: ObjectModel
+  /// The store's file.
+  public let url: URL
+  public private(set) var metadata: [String: String]
+  public var isClosed: Bool { connection.isClosed }
+
+  let connection: SQLiteConnection
+  let schema: SQLiteSchema
+  private let layouts: [String: EntityLayout]
+  private let entityNames: [Int64: String]
+  /// Join-table columns that hold keys of an entity's objects, by entity name: a deleted object's
+  /// rows in them go with it.
+  private let joinColumns: [String: [(table: String, column: String)]]
+  private let keyBlockSize: Int64
+  /// The next key to give out, and the end of the keys reserved in the file.
+  private var nextKey: Int64
+  private var reservedEnd: Int64
+
+  /// Opens the store in the file at `url`, creating the file when there is none.
+  ///
+  /// - Parameters:
+  ///   - url: A file URL.
+  ///   - model: The model of the objects it holds.
+  ///   - options: How to open it.
+  /// - Throws: ``SQLiteError`` when SQLite refuses the file (`notADatabase`, `corrupt`, `busy`,
+  ///   …); ``OpenError`` for a database that is not a store, or a store another model (or a later
+  ///   format) made. A failed open leaves the file as it was.
+  public init(url: URL, model: ObjectModel, options: Options = Options()) throws {
+    self.url = url
+    self.model = model
+    let file = try SQLiteStoreFile(path: url.path, model: model, busyTimeout: options.busyTimeout)
+    connection = file.connection
+    schema = file.schema
+    identifier = file.storeIdentifier
+    keyBlockSize = Int64(max(1, options.keyBlockSize))
+    var layouts: [String: EntityLayout] = [:]
+    for entity in model.entities where !entity.isAbstract {
+      layouts[entity.name] = EntityLayout(entity, schema: schema, model: model)
+    }
+    self.layouts = layouts
+    entityNames = Dictionary(uniqueKeysWithValues: schema.entityIDs.map { (Int64($1), $0) })
+    joinColumns = Self.joinColumns(model, layouts)
+    metadata = [:]
+    nextKey = 1
+    reservedEnd = 1
+    do {
+      if let trace = options.sqlTrace { connection.trace = Self.tracer(trace) }
+      try connection.execute("PRAGMA journal_mode = WAL")
+      try connection.transaction {
+        let stored = try readMetadata()
+        var next = stored["nextKey"].flatMap { Int64($0) } ?? 1
+        for table in Set(layouts.values.map(\.table)) {
+          let largest = try connection.statement(
+            "SELECT max(\"og_pk\") FROM \(SQLiteSchema.quoted(table))"
+          ).rows().first?.first
+          if case .integer(let key)? = largest { next = max(next, key + 1) }
+        }
+        nextKey = next
+        reservedEnd = next + keyBlockSize
+        try writeNextKey(reservedEnd)
+      }
+      metadata = try readMetadata()
+    } catch {
+      connection.close()
+      throw error
+    }
+  }
+
+  /// Every metadata entry but the model's description.
+  private func readMetadata() throws -> [String: String] {
+    var metadata: [String: String] = [:]
+    for row in try connection.statement(#"SELECT "key", "value" FROM "og_metadata""#).rows() {
+      if case .text(let key) = row[0], key != "model", case .text(let value) = row[1] {
+        metadata[key] = value
+      }
+    }
+    return metadata
+  }
+
+  private func writeNextKey(_ key: Int64) throws {
+    try connection.statement(
+      #"INSERT OR REPLACE INTO "og_metadata" ("key", "value") VALUES ('nextKey', ?)"#
+    ).run([.text(String(key))])
+  }
+
+  /// Closes the file. Closing a closed store does nothing.
+  public func close() throws {
+    connection.close()
+  }
+
+  /// Keys from the block reserved in the file, up to its end; past it (many inserts before a
+  /// save), keys that the next save reserves in the file.
+  public func reserveKeys(_ count: Int) -> Range<Int64> {
+    precondition(count > 0, "ObservedGraph: reserveKeys needs a count of at least 1")
+    var end = nextKey + Int64(count)
+    if nextKey < reservedEnd { end = min(end, reservedEnd) }
+    defer { nextKey = end }
+    return nextKey..<end
+  }
+
+  // MARK: Loading
+
+  public func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
+    var objects: [StoredObject] = []
+    objects.reserveCapacity(ids.count)
+    for id in ids {
+      guard id.storeIdentifier == identifier, let layout = layouts[id.entityName] else {
+        _ = try connection.openHandle(for: nil)
+        continue
+      }
+      var found: StoredObject?
+      try connection.statement(layout.select).forEachRow([.integer(id.key)]) { row in
+        guard case .integer(layout.entityID) = row.value(at: 0) else { return }
+        found = try self.object(id, layout, row)
+      }
+      if let found { objects.append(found) }
+    }
+    return objects
+  }
+
+  /// The stored object of a row read with the layout's select.
+  private func object(_ id: ObjectID, _ layout: EntityLayout, _ row: SQLiteStatement.Row) throws
+    -> StoredObject
+  {
+    var properties = [StoredProperty](
+      repeating: .omitted, count: layout.entity.propertyNames.count)
+    for (index, column) in layout.columns.enumerated() {
+      let value = row.value(at: index + 1)
+      switch column.kind {
+      case .attribute(let type):
+        switch ColumnValue.stored(value, as: type) {
+        case .success(let stored): properties[column.slot] = .attribute(stored)
+        case .failure(let mismatch): throw self.mismatch(id, column, type, mismatch.value)
+        }
+      case .toOne(let destination, let entityColumn):
+        guard case .integer(let key) = value else {
+          properties[column.slot] = .toOne(nil)
+          continue
+        }
+        var entityName = destination.name
+        if let entityColumn, case .integer(let entityID) = row.value(at: entityColumn + 1),
+          let name = entityNames[entityID]
+        {
+          entityName = name
+        }
+        properties[column.slot] = .toOne(
+          ObjectID(storeIdentifier: identifier, entityName: entityName, key: key))
+      case .toOneEntity:
+        continue
+      }
+    }
+    return StoredObject(id: id, properties: properties)
+  }
+
+  private func mismatch(
+    _ id: ObjectID, _ column: EntityLayout.Column, _ type: AttributeType, _ value: SQLiteValue
+  ) -> ObjectGraphError {
+    let key =
+      id.entityName == ""
+      ? nil
+      : model.entity(named: id.entityName)?.propertyNames[
+        column.slot]
+    return ObjectGraphError(
+      .wrongType, entity: id.entityName, key: key, value: "\(value)",
+      reason: "the file \(url.path) holds \(value) in column \(column.name) of \(id), which is "
+        + "not a value of type \(type.name)")
+  }
+
+  public func loadMembers(of id: ObjectID, relationship: String) throws -> [ObjectID] {
+    guard id.storeIdentifier == identifier, let layout = layouts[id.entityName],
+      let toMany = layout.toMany.first(where: { $0.name == relationship })
+    else {
+      _ = try connection.openHandle(for: nil)
+      return []
+    }
+    let sql: String
+    switch toMany.place {
+    case .inverseColumn(let table, let column, let order):
+      sql =
+        "SELECT \"og_pk\", \"og_entity\" FROM \(SQLiteSchema.quoted(table)) WHERE "
+        + "\(SQLiteSchema.quoted(column)) = ?"
+        + (order.map { " ORDER BY \(SQLiteSchema.quoted($0)), \"og_pk\"" } ?? "")
+    case .join(let table, let owner, let member, let order):
+      sql =
+        "SELECT j.\(SQLiteSchema.quoted(member)), d.\"og_entity\" FROM "
+        + "\(SQLiteSchema.quoted(table)) AS j JOIN \(SQLiteSchema.quoted(toMany.destinationTable))"
+        + " AS d ON d.\"og_pk\" = j.\(SQLiteSchema.quoted(member)) WHERE "
+        + "j.\(SQLiteSchema.quoted(owner)) = ?"
+        + (order.map { " ORDER BY j.\(SQLiteSchema.quoted($0)), j.rowid" } ?? "")
+    case .column, .notStored:
+      return []
+    }
+    var members: [ObjectID] = []
+    try connection.statement(sql).forEachRow([.integer(id.key)]) { row in
+      guard case .integer(let key) = row.value(at: 0), case .integer(let entity) = row.value(at: 1),
+        let name = entityNames[entity]
+      else { return }
+      members.append(ObjectID(storeIdentifier: identifier, entityName: name, key: key))
+    }
+    return members
+  }
+
+  // MARK: Saving
+
+  /// Saves the changes in one transaction.
+  ///
+  /// - Throws: ``SQLiteError`` when a statement fails (`constraint`, `full`, `ioError`, `busy`
+  ///   after the busy timeout, `closed`); ``ObjectGraphError/Kind/otherStore`` or
+  ///   ``ObjectGraphError/Kind/unknownEntity`` for an object this store cannot hold. The
+  ///   transaction is rolled back: the file is as it was.
+  public func save(_ changes: StoreChanges) throws {
+    for id in changes.inserted.map(\.id) + changes.updated.map(\.id) + changes.deleted {
+      guard id.storeIdentifier == identifier else {
+        throw ObjectGraphError(
+          .otherStore, entity: id.entityName, value: id.description,
+          reason: "\(id) belongs to store \(id.storeIdentifier), not to \(identifier)")
+      }
+      guard layouts[id.entityName] != nil else {
+        throw ObjectGraphError(
+          .unknownEntity, entity: id.entityName, value: id.description,
+          reason: "the store's model has no concrete entity \(id.entityName)")
+      }
+    }
+    let keys = (nextKey, reservedEnd)
+    do {
+      try connection.transaction {
+        for id in changes.deleted { try delete(id) }
+        for object in changes.inserted { try insert(object) }
+        for object in changes.updated { try update(object) }
+        for object in changes.inserted { try saveToMany(object, isNew: true) }
+        for object in changes.updated { try saveToMany(object, isNew: false) }
+        try reserveAhead()
+      }
+    } catch {
+      (nextKey, reservedEnd) = keys
+      throw error
+    }
+  }
+
+  private func delete(_ id: ObjectID) throws {
+    let layout = layouts[id.entityName]!
+    try connection.statement(
+      "DELETE FROM \(SQLiteSchema.quoted(layout.table)) WHERE \"og_pk\" = ?"
+    ).run([.integer(id.key)])
+    for (table, column) in joinColumns[id.entityName] ?? [] {
+      try connection.statement(
+        "DELETE FROM \(SQLiteSchema.quoted(table)) WHERE \(SQLiteSchema.quoted(column)) = ?"
+      ).run([.integer(id.key)])
+    }
+  }
+
+  private func insert(_ object: StoredObject) throws {
+    let layout = layouts[object.id.entityName]!
+    var arguments: [SQLiteValue] = [.integer(object.id.key), .integer(layout.entityID)]
+    for column in layout.columns {
+      arguments.append(value(of: column, in: object))
+    }
+    try connection.statement(layout.insert).run(arguments)
+  }
+
+  private func update(_ object: StoredObject) throws {
+    let layout = layouts[object.id.entityName]!
+    let changed = layout.columns.filter { object.properties[$0.slot] != .omitted }
+    guard !changed.isEmpty else { return }
+    let sql =
+      "UPDATE \(SQLiteSchema.quoted(layout.table)) SET "
+      + changed.map { "\(SQLiteSchema.quoted($0.name)) = ?" }.joined(separator: ", ")
+      + " WHERE \"og_pk\" = ?"
+    try connection.statement(sql).run(
+      changed.map { value(of: $0, in: object) } + [.integer(object.id.key)])
+  }
+
+  /// A column's value for an object.
+  private func value(of column: EntityLayout.Column, in object: StoredObject) -> SQLiteValue {
+    switch (column.kind, object.properties[column.slot]) {
+    case (.attribute, .attribute(let value)): ColumnValue.sqlite(value)
+    case (.toOne, .toOne(let id?)): .integer(id.key)
+    case (.toOneEntity, .toOne(let id?)):
+      schema.entityIDs[id.entityName].map { .integer(Int64($0)) } ?? .null
+    default: .null
+    }
+  }
+
+  /// Writes what a to-many relationship's members need beyond their own rows: positions in an
+  /// ordered one, and join-table rows.
+  private func saveToMany(_ object: StoredObject, isNew: Bool) throws {
+    let layout = layouts[object.id.entityName]!
+    for toMany in layout.toMany {
+      guard case .toMany(let members) = object.properties[toMany.slot] else { continue }
+      switch toMany.place {
+      case .inverseColumn(let table, _, let order?):
+        let statement = try connection.statement(
+          "UPDATE \(SQLiteSchema.quoted(table)) SET \(SQLiteSchema.quoted(order)) = ? "
+            + "WHERE \"og_pk\" = ?")
+        for (position, member) in members.enumerated() {
+          try statement.run([.integer(Int64(position)), .integer(member.key)])
+        }
+      case .join(let table, let owner, let member, let order):
+        let (t, o, m) = (
+          SQLiteSchema.quoted(table), SQLiteSchema.quoted(owner), SQLiteSchema.quoted(member)
+        )
+        if !isNew {
+          let keep = Set(members.map(\.key))
+          let gone = try connection.statement("SELECT \(m) FROM \(t) WHERE \(o) = ?")
+            .rows([.integer(object.id.key)]).compactMap { row -> Int64? in
+              guard case .integer(let key) = row[0], !keep.contains(key) else { return nil }
+              return key
+            }
+          let remove = try connection.statement("DELETE FROM \(t) WHERE \(o) = ? AND \(m) = ?")
+          for key in gone { try remove.run([.integer(object.id.key), .integer(key)]) }
+        }
+        let add: SQLiteStatement
+        if let order {
+          let q = SQLiteSchema.quoted(order)
+          add = try connection.statement(
+            "INSERT INTO \(t) (\(o), \(m), \(q)) VALUES (?, ?, ?) "
+              + "ON CONFLICT DO UPDATE SET \(q) = excluded.\(q)")
+        } else {
+          add = try connection.statement(
+            "INSERT INTO \(t) (\(o), \(m)) VALUES (?, ?) ON CONFLICT DO NOTHING")
+        }
+        for (position, id) in members.enumerated() {
+          var arguments: [SQLiteValue] = [.integer(object.id.key), .integer(id.key)]
+          if order != nil { arguments.append(.integer(Int64(position))) }
+          try add.run(arguments)
+        }
+      case .inverseColumn, .column, .notStored:
+        continue
+      }
+    }
+  }
+
+  /// Makes sure no key given out can be given out again by any connection to the file, and
+  /// reserves the next block when the current one is half used.
+  private func reserveAhead() throws {
+    guard nextKey > reservedEnd - keyBlockSize / 2 else { return }
+    let stored =
+      try connection.statement(#"SELECT "value" FROM "og_metadata" WHERE "key" = 'nextKey'"#)
+      .rows().first.flatMap { row -> Int64? in
+        if case .text(let text) = row[0] { return Int64(text) }
+        return nil
+      } ?? 1
+    if nextKey >= reservedEnd || stored != reservedEnd {
+      // Used up, or another connection reserved after this one: a fresh block past both.
+      nextKey = max(nextKey, stored)
+    }
+    reservedEnd = max(nextKey, stored) + keyBlockSize
+    try writeNextKey(reservedEnd)
+  }
+
+  /// The join-table columns that hold keys of each entity's objects.
+  private static func joinColumns(_ model: ObjectModel, _ layouts: [String: EntityLayout])
+    -> [String: [(table: String, column: String)]]
+  {
+    var columns: [String: [(table: String, column: String)]] = [:]
+    for layout in layouts.values {
+      for toMany in layout.toMany {
+        guard case .join(let table, let owner, let member, _) = toMany.place else { continue }
+        // The owner column holds this entity's keys, the member column those of the
+        // destination and its sub-entities.
+        columns[layout.entity.name, default: []].append((table, owner))
+        for entity in model.entities
+        where !entity.isAbstract && entity.isKind(of: toMany.destination) {
+          columns[entity.name, default: []].append((table, member))
+        }
+      }
+    }
+    return columns.mapValues { list in
+      var seen: Set<String> = []
+      return list.filter { seen.insert("\($0.table).\($0.column)").inserted }
+    }
+  }
+
+  // MARK: Trace
+
+  /// Writes a line of the SQL trace to standard error.
+  @Sendable static func writeToStandardError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+  }
+
+  /// The connection's trace hook for a trace output: one line per statement.
+  private static func tracer(_ output: @escaping @Sendable (String) -> Void)
+    -> (String, [SQLiteValue], Duration) -> Void
+  {
+    { sql, arguments, duration in
+      var line = "SQL: \(sql)"
+      if !arguments.isEmpty {
+        line += " [" + arguments.map(\.traceDescription).joined(separator: ", ") + "]"
+      }
+      let milliseconds =
+        Double(duration.components.attoseconds) / 1e15
+        + Double(duration.components.seconds) * 1000
+      line += " (\(String(format: "%.3f", milliseconds)) ms)"
+      output(line)
+    }
+  }
+}
+
+extension SQLiteValue {
+  /// The value as the trace prints it.
+  var traceDescription: String {
+    switch self {
+    case .null: "NULL"
+    case .integer(let number): "\(number)"
+    case .real(let number): "\(number)"
+    case .text(let text): "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    case .blob(let bytes): "<\(bytes.count) bytes>"
+    }
+  }
+}
