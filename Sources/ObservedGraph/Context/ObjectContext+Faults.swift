@@ -39,6 +39,10 @@ extension ObjectContext {
         reason: "the fault \(id) cannot be fulfilled: its store has no such object")
     }
     try fill(object, with: stored, from: store)
+    let outer = awakeningFromFetch
+    awakeningFromFetch = object
+    object.awakeFromFetch()
+    awakeningFromFetch = outer
   }
 
   /// Puts a stored object's values in a fault's slots, loading the to-many relationships the

@@ -81,6 +81,9 @@ extension ObjectContext {
     changes: Bool
   ) {
     if isQuietSet(object, property.slot) { return setQuietly(object, property, new) }
+    if let awakening = awakeningFromFetch, awakening === object {
+      return object.fill(new, at: property.slot)
+    }
     run(SingleEdit(PlannedEdit(.set(object, property, old: old, new: new), changes: changes))) {
       plan in
       makePlan(

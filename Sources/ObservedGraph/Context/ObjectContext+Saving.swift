@@ -20,6 +20,34 @@ extension ObjectContext {
   public func save() throws {
     // As in Core Data, a save first ends the current user event: observers hear what is pending.
     processPendingChanges()
+    // Each object about to be saved hears `willSave` once; what it changes there is saved too.
+    let saving = tracker.dirty.filter { $0.lifecycle == .registered && $0.hasChanges }
+      .sorted { $0.objectKey < $1.objectKey }
+    for object in saving where object.lifecycle == .registered { object.willSave() }
+    processPendingChanges()
+    try validateForSave()
+    let saved = SavedObjects(tracker.changeSet())
+    if !saved.isEmpty { saveSubscribers.post(.willSave, saved) }
+    if let store {
+      let changes = storeChanges()
+      if !changes.isEmpty { try store.save(changes) }
+    }
+    generation &+= 1
+    let leaving = tracker.commit()
+    for object in saving { object.didSave() }
+    for object in leaving where object.lifecycle == .registered {
+      // A saved delete: the object leaves the context, turned into a fault as Core Data does
+      // (its last values stay readable); undo can still bring it back.
+      object.willTurnIntoFault()
+      registry.detach(object)
+      object.didTurnIntoFault()
+    }
+    checkInvariantsFully()
+    if !saved.isEmpty { saveSubscribers.post(.didSave, saved) }
+  }
+
+  /// Validates every object a save writes; throws them all in one error.
+  private func validateForSave() throws {
     var errors: [ObjectGraphError] = []
     // Sorted so that the combined error lists objects in insertion order on every run.
     let dirty = tracker.dirty.filter { $0.lifecycle == .registered }
@@ -29,22 +57,14 @@ extension ObjectContext {
           try object.validateForInsert()
         } else if object.isUpdated {
           try object.validateForUpdate()
+        } else if object.isDeleted && !object.isInsertedFlag {
+          try object.validateForDelete()
         }
       } catch let error as ObjectGraphError {
         errors += error.kind == .multipleErrors ? error.underlying : [error]
       }
     }
     if let error = ObjectGraphError.combining(errors) { throw error }
-    if let store {
-      let changes = storeChanges()
-      if !changes.isEmpty { try store.save(changes) }
-    }
-    generation &+= 1
-    for object in tracker.commit() where object.lifecycle == .registered {
-      // A saved delete: the object leaves the context; undo can still bring it back.
-      registry.detach(object)
-    }
-    checkInvariantsFully()
   }
 
   /// The changes the next save writes: inserted objects, updated ones with their changed

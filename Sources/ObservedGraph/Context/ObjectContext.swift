@@ -34,6 +34,11 @@ public final class ObjectContext {
   let center = ObserverCenter()
   /// Undo steps.
   let recorder: UndoRecorder
+  /// Who hears the context's saves.
+  var saveSubscribers = SaveSubscribers()
+  /// The object whose ``ManagedObject/awakeFromFetch()`` runs: its attribute sets are stored
+  /// without being tracked, observed or recorded.
+  @exclusivity(unchecked) var awakeningFromFetch: ManagedObject?
   /// Open manual will/did brackets.
   @exclusivity(unchecked) var brackets = BracketTable()
   /// The class and entity of the last typed insert (see `entity(for:)`).

@@ -192,6 +192,40 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// with it. Call `super`.
   open func awakeFromInsert() {}
 
+  /// Called each time the object's values are loaded from its store: when a fault is fulfilled,
+  /// again after a ``ObjectContext/refresh(_:mergeChanges:)`` turned it back into a fault. Never
+  /// for an inserted object.
+  ///
+  /// Change processing is off while it runs: attribute values set here (transient values, caches)
+  /// are stored without being tracked as changes, without observers hearing them and without undo
+  /// steps, so the object stays unchanged. Relationship changes made here take the ordinary path.
+  /// Call `super`.
+  ///
+  /// ```swift
+  /// override func awakeFromFetch() {
+  ///   super.awakeFromFetch()
+  ///   summary = "\(title) (\(pages.count) pages)"   // a transient attribute; nothing changes
+  /// }
+  /// ```
+  open func awakeFromFetch() {}
+
+  /// Called before the object becomes a fault (``ObjectContext/refresh(_:mergeChanges:)`` with
+  /// `mergeChanges: false`) or leaves the context after its delete was saved; its values are still
+  /// readable. Release caches here. Call `super`.
+  open func willTurnIntoFault() {}
+
+  /// Called after the object became a fault, or left the context after its delete was saved.
+  /// Call `super`.
+  open func didTurnIntoFault() {}
+
+  /// Called at the start of ``ObjectContext/save()`` for each object the save writes (inserted,
+  /// updated or deleted), before validation. Changes made here are part of the save; changing
+  /// values every time leads to an endless stream of saves, as in Core Data. Call `super`.
+  open func willSave() {}
+
+  /// Called after a successful ``ObjectContext/save()`` for each object it wrote. Call `super`.
+  open func didSave() {}
+
   /// Called at the start of ``ObjectContext/delete(_:)``, before the delete rules run, with every
   /// relationship still intact. Call `super`.
   open func prepareForDeletion() {}
@@ -225,6 +259,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   ///
   /// - Throws: ``ObjectGraphError`` (``ObjectGraphError/Kind/multipleErrors`` for several).
   open func validateForUpdate() throws { try validateProperties() }
+
+  /// Checks a deleted object before its delete is saved. The default accepts it: delete rules
+  /// already ran when it was deleted.
+  ///
+  /// - Throws: ``ObjectGraphError`` (``ObjectGraphError/Kind/multipleErrors`` for several).
+  open func validateForDelete() throws {}
 
   // MARK: Observation hooks
 

@@ -1,0 +1,78 @@
+/// The objects one save writes, by identifier: what the will-save and did-save events of a
+/// context carry (Core Data's `NSManagedObjectContextWillSave` and `…DidSave`).
+///
+/// ```swift
+/// let token = context.onDidSave { saved in
+///   print("saved \(saved.inserted.count) new objects")
+/// }
+/// ```
+public struct SavedObjects: Hashable, Sendable {
+  /// Objects saved for the first time, in key order.
+  public let inserted: [ObjectID]
+  /// Saved objects whose persistent values changed, in key order.
+  public let updated: [ObjectID]
+  /// Saved objects the save deleted, in key order.
+  public let deleted: [ObjectID]
+
+  /// Whether the save writes nothing.
+  var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+  init(_ changes: ChangeSet) {
+    inserted = changes.inserted
+    updated = changes.updated.map(\.object)
+    deleted = changes.deleted
+  }
+}
+
+/// The subscribers of a context's save events.
+struct SaveSubscribers {
+  enum Phase { case willSave, didSave }
+
+  private var subscribers: [(id: Int, phase: Phase, handler: (SavedObjects) -> Void)] = []
+  private var nextID = 0
+
+  mutating func add(_ phase: Phase, _ handler: @escaping (SavedObjects) -> Void) -> Int {
+    nextID += 1
+    subscribers.append((nextID, phase, handler))
+    return nextID
+  }
+
+  mutating func remove(_ id: Int) {
+    subscribers.removeAll { $0.id == id }
+  }
+
+  func post(_ phase: Phase, _ saved: SavedObjects) {
+    for subscriber in subscribers where subscriber.phase == phase { subscriber.handler(saved) }
+  }
+}
+
+extension ObjectContext {
+  /// Calls `handler` at the start of every save that writes something, after the objects'
+  /// ``ManagedObject/willSave()`` and validation, before the store writes, until the token is
+  /// invalidated or released.
+  ///
+  /// ```swift
+  /// let token = context.onWillSave { saved in log("saving \(saved.updated)") }
+  /// ```
+  /// - Parameter handler: Called synchronously from ``save()`` with what it is about to write.
+  /// - Returns: The subscription's token.
+  public func onWillSave(_ handler: @escaping (SavedObjects) -> Void) -> ObservationToken {
+    let id = saveSubscribers.add(.willSave, handler)
+    return ObservationToken { [link] in link.context?.saveSubscribers.remove(id) }
+  }
+
+  /// Calls `handler` after every save that wrote something, once the context committed, until the
+  /// token is invalidated or released. A failed save calls nothing.
+  ///
+  /// ```swift
+  /// let token = context.onDidSave { saved in
+  ///   sendToServer(saved.inserted + saved.updated)   // identifiers are Sendable
+  /// }
+  /// ```
+  /// - Parameter handler: Called synchronously from ``save()`` with what it wrote.
+  /// - Returns: The subscription's token.
+  public func onDidSave(_ handler: @escaping (SavedObjects) -> Void) -> ObservationToken {
+    let id = saveSubscribers.add(.didSave, handler)
+    return ObservationToken { [link] in link.context?.saveSubscribers.remove(id) }
+  }
+}
