@@ -224,6 +224,18 @@ final class UndoRecorder {
     object.marks = next
   }
 
+  /// Runs `body` (a rollback or a refresh, replayed by the mutation path) collecting the objects
+  /// it restores, then tells each once with `events` in place of the undo events the path notes.
+  func collectingRestored(reporting events: SnapshotEvents, _ body: () -> Void) {
+    let wasCollecting = isCollecting
+    isCollecting = true
+    body()
+    isCollecting = wasCollecting
+    let objects = restored
+    forgetRestored()
+    for object in objects { object.awake(fromSnapshotEvents: events) }
+  }
+
   /// The events noted for `object` by the running undo or redo.
   private func notedEvents(of object: ManagedObject) -> SnapshotEvents {
     SnapshotEvents(rawValue: UInt(object.marks & ManagedObject.restoredEventBits))
