@@ -19,6 +19,8 @@ struct EntityLayout {
     /// The property's index in the entity's ``EntityDescription/propertyNames``.
     let slot: Int
     let kind: Kind
+    /// The column's position in a row read with ``EntityLayout/selectColumns``.
+    var position = 0
   }
 
   /// A to-many relationship and where its members are.
@@ -36,7 +38,10 @@ struct EntityLayout {
   let table: String
   let columns: [Column]
   let toMany: [ToMany]
-  /// `SELECT og_entity, <columns> FROM <table> WHERE og_pk = ?`.
+  /// Every column of the table, `og_pk` and `og_entity` first: what a read of a row of any of
+  /// the table's entities selects.
+  let selectColumns: [String]
+  /// `SELECT <selectColumns> FROM <table> WHERE og_pk = ?`.
   let select: String
   /// `INSERT INTO <table> (og_pk, og_entity, <columns>) VALUES (?, …)`.
   let insert: String
@@ -78,16 +83,29 @@ struct EntityLayout {
         }
       }
     }
+    let root = schema.tableOfEntity[entity.name]!
+    let tableColumns = schema.tables.first { $0.name == root }?.columns.map(\.name) ?? []
+    selectColumns = tableColumns
+    for index in columns.indices {
+      columns[index].position = tableColumns.firstIndex(of: columns[index].name) ?? 0
+    }
     self.columns = columns
     self.toMany = toMany
     let quoted = columns.map { SQLiteSchema.quoted($0.name) }
     select =
-      "SELECT \(([#""og_entity""#] + quoted).joined(separator: ", ")) FROM "
-      + "\(SQLiteSchema.quoted(table)) WHERE \"og_pk\" = ?"
+      "SELECT \(Self.selectList(tableColumns, prefix: "")) FROM \(SQLiteSchema.quoted(table)) "
+      + "WHERE \"og_pk\" = ?"
     insert =
       "INSERT INTO \(SQLiteSchema.quoted(table)) "
       + "(\(([#""og_pk""#, #""og_entity""#] + quoted).joined(separator: ", "))) VALUES ("
       + Array(repeating: "?", count: columns.count + 2).joined(separator: ", ") + ")"
+  }
+}
+
+extension EntityLayout {
+  /// A select list of quoted columns, each after `prefix` (a table alias and a dot, or nothing).
+  static func selectList(_ columns: [String], prefix: String) -> String {
+    columns.map { prefix + SQLiteSchema.quoted($0) }.joined(separator: ", ")
   }
 }
 

@@ -168,7 +168,7 @@ public final class SQLiteStore: PersistentStore {
       }
       var found: StoredObject?
       try connection.statement(layout.select).forEachRow([.integer(id.key)]) { row in
-        guard case .integer(layout.entityID) = row.value(at: 0) else { return }
+        guard case .integer(layout.entityID) = row.value(at: 1) else { return }
         found = try self.object(id, layout, row)
       }
       if let found { objects.append(found) }
@@ -176,14 +176,14 @@ public final class SQLiteStore: PersistentStore {
     return objects
   }
 
-  /// The stored object of a row read with the layout's select.
+  /// The stored object of a row read with a layout's select columns.
   private func object(_ id: ObjectID, _ layout: EntityLayout, _ row: SQLiteStatement.Row) throws
     -> StoredObject
   {
     var properties = [StoredProperty](
       repeating: .omitted, count: layout.entity.propertyNames.count)
-    for (index, column) in layout.columns.enumerated() {
-      let value = row.value(at: index + 1)
+    for column in layout.columns {
+      let value = row.value(at: column.position)
       switch column.kind {
       case .attribute(let type):
         switch ColumnValue.stored(value, as: type) {
@@ -196,7 +196,8 @@ public final class SQLiteStore: PersistentStore {
           continue
         }
         var entityName = destination.name
-        if let entityColumn, case .integer(let entityID) = row.value(at: entityColumn + 1),
+        if let entityColumn,
+          case .integer(let entityID) = row.value(at: layout.columns[entityColumn].position),
           let name = entityNames[entityID]
         {
           entityName = name
@@ -224,36 +225,39 @@ public final class SQLiteStore: PersistentStore {
         + "not a value of type \(type.name)")
   }
 
-  public func loadMembers(of id: ObjectID, relationship: String) throws -> [ObjectID] {
+  public func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
     guard id.storeIdentifier == identifier, let layout = layouts[id.entityName],
       let toMany = layout.toMany.first(where: { $0.name == relationship })
     else {
       _ = try connection.openHandle(for: nil)
       return []
     }
+    let destination = layouts.values.first { $0.table == toMany.destinationTable }
+    guard let columns = destination?.selectColumns else { return [] }
+    let table = SQLiteSchema.quoted(toMany.destinationTable)
     let sql: String
     switch toMany.place {
-    case .inverseColumn(let table, let column, let order):
+    case .inverseColumn(_, let column, let order):
       sql =
-        "SELECT \"og_pk\", \"og_entity\" FROM \(SQLiteSchema.quoted(table)) WHERE "
+        "SELECT \(EntityLayout.selectList(columns, prefix: "")) FROM \(table) WHERE "
         + "\(SQLiteSchema.quoted(column)) = ?"
         + (order.map { " ORDER BY \(SQLiteSchema.quoted($0)), \"og_pk\"" } ?? "")
-    case .join(let table, let owner, let member, let order):
+    case .join(let joinTable, let owner, let member, let order):
       sql =
-        "SELECT j.\(SQLiteSchema.quoted(member)), d.\"og_entity\" FROM "
-        + "\(SQLiteSchema.quoted(table)) AS j JOIN \(SQLiteSchema.quoted(toMany.destinationTable))"
-        + " AS d ON d.\"og_pk\" = j.\(SQLiteSchema.quoted(member)) WHERE "
-        + "j.\(SQLiteSchema.quoted(owner)) = ?"
+        "SELECT \(EntityLayout.selectList(columns, prefix: "d.")) FROM "
+        + "\(SQLiteSchema.quoted(joinTable)) AS j JOIN \(table) AS d ON d.\"og_pk\" = "
+        + "j.\(SQLiteSchema.quoted(member)) WHERE j.\(SQLiteSchema.quoted(owner)) = ?"
         + (order.map { " ORDER BY j.\(SQLiteSchema.quoted($0)), j.rowid" } ?? "")
     case .column, .notStored:
       return []
     }
-    var members: [ObjectID] = []
+    var members: [StoredObject] = []
     try connection.statement(sql).forEachRow([.integer(id.key)]) { row in
       guard case .integer(let key) = row.value(at: 0), case .integer(let entity) = row.value(at: 1),
-        let name = entityNames[entity]
+        let name = entityNames[entity], let layout = layouts[name]
       else { return }
-      members.append(ObjectID(storeIdentifier: identifier, entityName: name, key: key))
+      let member = ObjectID(storeIdentifier: identifier, entityName: name, key: key)
+      members.append(try self.object(member, layout, row))
     }
     return members
   }

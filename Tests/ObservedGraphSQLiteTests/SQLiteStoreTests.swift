@@ -292,9 +292,16 @@ final class ShopPage: ManagedObject {
     #expect(lines.lines.count == 2, "one row, and the pages: \(lines.lines)")
     #expect(
       lines.lines[0].hasPrefix(
-        #"SQL: SELECT "og_entity", "title", "price", "isbn", "shop" FROM "ShopBook" WHERE "og_pk" = ? [\#(id.key)] ("#
+        #"SQL: SELECT "og_pk", "og_entity", "title", "price", "isbn", "shop" FROM "ShopBook" WHERE "og_pk" = ? [\#(id.key)] ("#
       ))
     #expect(lines.lines[0].hasSuffix(" ms)"))
+    // The shop's books come in one query with their values: reading them loads nothing more.
+    lines.lines.removeAll()
+    let shop = try #require(emma.shop)
+    let titles = shop.books.map(\.title).sorted()
+    #expect(titles == ["Dune", "Emma"])
+    #expect(lines.lines.count == 3, "the shop's row, its books' rows, Dune's pages: \(lines.lines)")
+    #expect(lines.lines[1].contains(#"FROM "ShopBook" WHERE "shop" = ?"#))
   }
 
   @Test func theEnvironmentVariableSwitchesTheTraceOn() {

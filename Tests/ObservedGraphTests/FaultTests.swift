@@ -32,7 +32,7 @@ final class TestStore: PersistentStore {
     loads += ids
     return try base.loadObjects(ids)
   }
-  func loadMembers(of id: ObjectID, relationship: String) throws -> [ObjectID] {
+  func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
     memberLoads.append("\(id).\(relationship)")
     return try base.loadMembers(of: id, relationship: relationship)
   }

@@ -111,6 +111,35 @@ struct LifecycleHookTests {
     _ = (token, observer)
   }
 
+  @Test func membersOfAToManyComeInOneLoadAndAwakeOnFirstRead() throws {
+    let store = TestStore(model: Self.model)
+    let writer = PersistentContainer(store: store).viewContext
+    let shelf = writer.insert(HookedShelf.self)
+    for title in ["A", "B", "C"] {
+      let novel = writer.insert(HookedNovel.self)
+      novel.title = title
+      novel.shelf = shelf
+    }
+    try writer.save()
+    _ = HookLog.shared.take(store.identifier)
+    let context = PersistentContainer(store: store).newContext()
+    let loadsBefore = store.loads.count
+    let reached = try #require(context.object(with: shelf.objectID) as? HookedShelf)
+    let novels = reached.novels
+    #expect(store.loads.count == loadsBefore + 1, "the shelf's row")
+    #expect(store.memberLoads.suffix(1) == ["\(shelf.objectID).novels"])
+    #expect(novels.count == 3 && novels.allSatisfy(\.isFault), "members are faults")
+    #expect(HookLog.shared.take(store.identifier).isEmpty)
+    #expect(novels.map(\.title).sorted() == ["A", "B", "C"])
+    #expect(store.loads.count == loadsBefore + 1, "their values came with the to-many")
+    #expect(novels.allSatisfy { !$0.isFault })
+    #expect(
+      HookLog.shared.take(store.identifier).sorted() == [
+        "awakeFromFetch A", "awakeFromFetch B", "awakeFromFetch C",
+      ])
+    #expect(!context.hasChanges)
+  }
+
   @Test func aSaveCallsWillSaveAndDidSaveAndPostsItsIdentifiers() throws {
     let (container, ids) = try Self.saved()
     let store = container.store.identifier

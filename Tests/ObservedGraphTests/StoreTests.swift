@@ -16,6 +16,11 @@ struct StoreTests {
     for (name, value) in zip(names, object.properties) where value != .omitted {
       byName[name] = value
     }
+    for relationship in store.model.entity(named: id.entityName)!.allRelationships
+    where relationship.isToMany {
+      byName[relationship.name] = .toMany(
+        try store.loadMembers(of: id, relationship: relationship.name).map(\.id))
+    }
     return byName
   }
 

@@ -28,61 +28,99 @@ extension ObjectContext {
 
   /// Loads a fault's values. Nothing is tracked, observed or recorded.
   ///
+  /// A fault a to-many load prefilled loads only its own to-many relationships.
+  ///
   /// - Throws: ``ObjectGraphError/Kind/objectNotFound`` when the store has no such object (or
   ///   there is no store), or what the store throws.
   func fulfilFault(of object: ManagedObject) throws {
     guard object.isFaultFlag else { return }
     let id = object.objectID
-    guard let store, let stored = try store.loadObject(id) else {
-      throw ObjectGraphError(
-        .objectNotFound, entity: id.entityName, value: id.description,
-        reason: "the fault \(id) cannot be fulfilled: its store has no such object")
+    guard let store else { throw notFound(id) }
+    if object.marks & ManagedObject.prefilledMark == 0 {
+      guard let stored = try store.loadObject(id) else { throw notFound(id) }
+      try checkShape(stored, of: object)
+      // Everything is loaded before anything is put in place: a failing load leaves a fault.
+      let members = try loadToMany(of: object, given: stored, from: store)
+      put(stored, in: object)
+      putMembers(members, in: object)
+    } else {
+      let members = try loadToMany(of: object, given: nil, from: store)
+      object.marks &= ~ManagedObject.prefilledMark
+      putMembers(members, in: object)
     }
-    try fill(object, with: stored, from: store)
+    object.isFaultFlag = false
     let outer = awakeningFromFetch
     awakeningFromFetch = object
     object.awakeFromFetch()
     awakeningFromFetch = outer
   }
 
-  /// Puts a stored object's values in a fault's slots, loading the to-many relationships the
-  /// store left out.
-  private func fill(
-    _ object: ManagedObject, with stored: StoredObject, from store: any PersistentStore
-  ) throws {
-    let properties = object.entity.properties
-    guard stored.properties.count == properties.count else {
-      throw ObjectGraphError(
-        .wrongType, entity: object.entity.name, value: stored.id.description,
-        reason: "the store gave \(stored.properties.count) values for \(stored.id), whose entity "
-          + "has \(properties.count) properties")
-    }
-    // Everything is loaded before anything is put in place: a failing load leaves a fault.
-    var members: [Int: [ObjectID]] = [:]
-    for property in properties where property.isToMany {
-      if case .toMany(let ids) = stored.properties[property.slot] {
-        members[property.slot] = ids
+  private func notFound(_ id: ObjectID) -> ObjectGraphError {
+    ObjectGraphError(
+      .objectNotFound, entity: id.entityName, value: id.description,
+      reason: "the fault \(id) cannot be fulfilled: its store has no such object")
+  }
+
+  private func checkShape(_ stored: StoredObject, of object: ManagedObject) throws {
+    let count = object.entity.properties.count
+    guard stored.properties.count != count else { return }
+    throw ObjectGraphError(
+      .wrongType, entity: object.entity.name, value: stored.id.description,
+      reason: "the store gave \(stored.properties.count) values for \(stored.id), whose entity "
+        + "has \(count) properties")
+  }
+
+  /// The members of each to-many relationship of an object, by slot: the identifiers the stored
+  /// object gives, or the store's rows of them, whose faults the context prefills.
+  private func loadToMany(
+    of object: ManagedObject, given stored: StoredObject?, from store: any PersistentStore
+  ) throws -> [(slot: Int, members: [ObjectID], rows: [StoredObject])] {
+    var loaded: [(slot: Int, members: [ObjectID], rows: [StoredObject])] = []
+    for property in object.entity.toManyProperties {
+      if let stored, case .toMany(let ids) = stored.properties[property.slot] {
+        loaded.append((property.slot, ids, []))
       } else {
-        members[property.slot] = try store.loadMembers(
-          of: stored.id, relationship: property.name)
+        let rows = try store.loadMembers(of: object.objectID, relationship: property.name)
+        loaded.append((property.slot, rows.map(\.id), rows))
       }
     }
-    object.isFaultFlag = false
-    for property in properties {
-      let value = stored.properties[property.slot]
-      if property.isToMany {
-        let collection = ObjectCollection(ordered: property.isOrdered)
-        for member in members[property.slot]!.compactMap(self.object(with:))
-        where !collection.contains(member) {
-          collection.insert(member)
-        }
-        object.fill(collection.isEmpty ? nil : collection, at: property.slot)
-      } else if property.isRelationship {
-        guard case .toOne(let id) = value else { continue }
-        object.fill(id.flatMap(self.object(with:)), at: property.slot)
-      } else if case .attribute(let value) = value {
+    return loaded
+  }
+
+  /// Puts a stored object's attributes and to-one relationships in an object's slots.
+  private func put(_ stored: StoredObject, in object: ManagedObject) {
+    for property in object.entity.properties where !property.isToMany {
+      switch stored.properties[property.slot] {
+      case .attribute(let value) where !property.isRelationship:
         object.fill(property.heldValue(of: value) ?? property.heldDefault, at: property.slot)
+      case .toOne(let id) where property.isRelationship:
+        object.fill(id.flatMap(self.object(with:)), at: property.slot)
+      default:
+        continue
       }
+    }
+  }
+
+  /// Puts loaded to-many relationships in an object's slots; the faults of rows the store gave
+  /// get their values.
+  private func putMembers(
+    _ loaded: [(slot: Int, members: [ObjectID], rows: [StoredObject])], in object: ManagedObject
+  ) {
+    for (slot, ids, rows) in loaded {
+      let property = object.entity.properties[slot]
+      let collection = ObjectCollection(ordered: property.isOrdered)
+      for (index, id) in ids.enumerated() {
+        guard let member = self.object(with: id), !collection.contains(member) else { continue }
+        if index < rows.count, member.isFaultFlag,
+          member.marks & ManagedObject.prefilledMark == 0,
+          rows[index].properties.count == member.entity.properties.count
+        {
+          put(rows[index], in: member)
+          member.marks |= ManagedObject.prefilledMark
+        }
+        collection.insert(member)
+      }
+      object.fill(collection.isEmpty ? nil : collection, at: slot)
     }
   }
 }

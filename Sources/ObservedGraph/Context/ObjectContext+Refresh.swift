@@ -95,6 +95,12 @@ extension ObjectContext {
   /// ```
   /// - Throws: What the store throws when `mergeChanges` is true; the object is unchanged then.
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
+    if object.isFaultFlag, object.marks & ManagedObject.prefilledMark != 0, object.link === link {
+      // A fault whose values a to-many load put in place: they go, it loads them when read.
+      object.marks &= ~ManagedObject.prefilledMark
+      dropValues(of: object)
+      return
+    }
     guard let store, object.link === link, object.lifecycle == .registered, !object.isFaultFlag,
       !object.isInsertedFlag, !object.isDeletedFlag
     else { return }
@@ -116,13 +122,18 @@ extension ObjectContext {
       tracker.forgetIfClean(object)
     }
     object.willTurnIntoFault()
+    dropValues(of: object)
+    object.isFaultFlag = true
+    object.didTurnIntoFault()
+    checkInvariantsFully()
+  }
+
+  /// Puts every slot back to its default: the values' memory is released.
+  private func dropValues(of object: ManagedObject) {
     generation &+= 1
     for property in object.entity.properties {
       object.fill(property.isRelationship ? nil : property.heldDefault, at: property.slot)
     }
-    object.isFaultFlag = true
-    object.didTurnIntoFault()
-    checkInvariantsFully()
   }
 
   /// Takes one slot back to its committed value through the mutation path, with inverse upkeep.

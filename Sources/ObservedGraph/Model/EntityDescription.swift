@@ -44,6 +44,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   @exclusivity(unchecked) var propertiesByName: [String: Property] = [:]
   /// Indexes of the relationship properties, for delete rules and invariant checks.
   var relationshipProperties: [Property] = []
+  /// The to-many relationships among them.
+  var toManyProperties: [Property] = []
   /// The relationships whose delete rule is `deny`, and those whose rule is `cascade`: a delete
   /// looks at them for each object it reaches (benchmark row "cascade delete").
   var denyingRelationships: [Property] = []

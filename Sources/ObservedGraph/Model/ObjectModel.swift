@@ -219,6 +219,7 @@ extension ObjectModel {
     entity.properties = properties
     entity.propertiesByName = byName
     entity.relationshipProperties = properties.filter(\.isRelationship)
+    entity.toManyProperties = properties.filter(\.isToMany)
     entity.denyingRelationships = entity.relationshipProperties.filter { $0.deleteRule == .deny }
     entity.cascadingRelationships = entity.relationshipProperties.filter {
       $0.deleteRule == .cascade

@@ -87,12 +87,16 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   #endif
   /// Marks the context's parts set on the object for the length of one operation, in the byte
   /// after `pending`: bit 0 while the running undo or redo has noted the object as restored,
-  /// bits 1–5 the snapshot events it noted (`UndoRecorder.noteRestored`), and bit 7 while a
+  /// bits 1–5 the snapshot events it noted (`UndoRecorder.noteRestored`), bit 6 while the object
+  /// is a fault whose values a to-many load put in place (`prefilledMark`), and bit 7 while a
   /// delete gathers its cascade set and the object is in it (`ObjectContext.cascadeSet`).
   @exclusivity(unchecked) var marks: UInt8 = 0
   static var restoredMark: UInt8 { 1 }
   static var restoredEventBits: UInt8 { 0x3E }
   static var cascadeMark: UInt8 { 0x80 }
+  /// A fault whose values a to-many load already put in place: fulfilling it loads nothing more
+  /// than its own to-many relationships.
+  static var prefilledMark: UInt8 { 0x40 }
   /// The object's place in the change tracker's list of objects with unsaved changes, -1 when it
   /// is not in it (the tracker's). Declared here, it takes the padding after `marks`; written by
   /// the tracker only, so no dynamic exclusivity check (benchmark row "cascade delete").

@@ -46,22 +46,27 @@ public final class InMemoryStore: PersistentStore {
     return nextKey..<nextKey + Int64(count)
   }
 
+  /// The stored objects, their to-many relationships ``StoredProperty/omitted``: a context loads
+  /// those with ``loadMembers(of:relationship:)``, which gives the members' values too.
   public func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
     try checkOpen()
     return ids.compactMap { id in
-      guard let object = objects[id.key], object.id == id else { return nil }
+      guard var object = objects[id.key], object.id == id else { return nil }
+      for (index, value) in object.properties.enumerated() {
+        if case .toMany = value { object.properties[index] = .omitted }
+      }
       return object
     }
   }
 
-  public func loadMembers(of id: ObjectID, relationship: String) throws -> [ObjectID] {
+  public func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
     try checkOpen()
     guard let object = objects[id.key], object.id == id,
       let entity = model.entity(named: id.entityName),
       let index = entity.propertyNames.firstIndex(of: relationship),
       case .toMany(let members) = object.properties[index]
     else { return [] }
-    return members
+    return try loadObjects(members)
   }
 
   /// Saves the changes, or throws before changing anything.

@@ -58,9 +58,13 @@ public protocol PersistentStore: AnyObject {
   /// ``loadMembers(of:relationship:)`` when it needs the members.
   func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject]
 
-  /// The members of an object's to-many relationship, in the relationship's order when it is
-  /// ordered; empty when the store has no such object.
-  func loadMembers(of id: ObjectID, relationship: String) throws -> [ObjectID]
+  /// The members of an object's to-many relationship with their stored values, in the
+  /// relationship's order when it is ordered; empty when the store has no such object.
+  ///
+  /// One call loads them all (one query for a store in a file): the context keeps the values of
+  /// members it has not loaded yet in their faults, so that reading each of them costs no more
+  /// loads.
+  func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject]
 
   /// Saves one save's changes: all of them, or — when it throws — none, the store left as it was.
   func save(_ changes: StoreChanges) throws
