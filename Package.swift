@@ -17,7 +17,6 @@ let package = Package(
     .library(name: "UndoLog", targets: ["UndoLog"]),
     .library(name: "ObservedGraphSQLite", targets: ["ObservedGraphSQLite"]),
     .executable(name: "bookstore", targets: ["bookstore"]),
-    .executable(name: "graph-bench", targets: ["graph-bench"]),
   ],
   targets: [
     .target(name: "UndoLog", swiftSettings: strictness + [invariants]),
@@ -40,14 +39,8 @@ let package = Package(
     ),
     .executableTarget(
       name: "bookstore",
-      dependencies: ["ObservedGraph", "UndoLog"],
+      dependencies: ["ObservedGraph", "UndoLog", "ObservedGraphSQLite"],
       path: "Examples/BookStore",
-      swiftSettings: strictness
-    ),
-    .executableTarget(
-      name: "graph-bench",
-      dependencies: ["ObservedGraph", "UndoLog"],
-      path: "Benchmarks/GraphBench",
       swiftSettings: strictness
     ),
     .testTarget(

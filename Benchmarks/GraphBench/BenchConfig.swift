@@ -1,7 +1,9 @@
 /// Sizes and repetitions of one run: the full run of DESIGN.md, or `--quick` for CI.
 struct BenchConfig {
   /// The groups of rows, in the order they run; `--only=` picks some (for profiling one path).
-  static let groups = ["memory", "attributes", "undoRecording", "undoReplay", "toMany", "cascade"]
+  static let groups = [
+    "memory", "attributes", "undoRecording", "undoReplay", "toMany", "cascade", "store",
+  ]
 
   let quick: Bool
   /// `--profile`: tiny sizes and one round, for running under callgrind.

@@ -12,12 +12,16 @@ struct Row {
     case observable
     case observableObserved
     case plain
+    case grdb
+    case sqliteC
 
     var label: String {
       switch self {
       case .observable: "@Observable"
       case .observableObserved: "@Observable+withObservationTracking"
       case .plain: "plain @inline(never) accessor"
+      case .grdb: "GRDB 7.10.0"
+      case .sqliteC: "raw SQLite C API"
       }
     }
   }

@@ -35,13 +35,16 @@ if config.runs("cascade") {
   progress("cascade delete")
   rows.append(CascadeDeleteBench.run(config))
 }
+if config.runs("store") {
+  progress("SQLite store")
+  rows += StoreBench.run(config)
+}
 if let memory { rows.append(memory) }
-rows += PendingRows.fileStore()
 // The table's order: DESIGN.md's rows first, then the extra ones.
 let order = [
   "attributeSet", "attributeSetTracked", "typedRead", "attributeSetObserved", "attributeSetUndo",
-  "undoRedo", "toManyInsert", "cascadeDelete", "kvcSet", "fileStoreSave", "fileStoreLoad",
-  "memoryPerObject",
+  "undoRedo", "toManyInsert", "cascadeDelete", "kvcSet", "storeSave", "storeReach",
+  "storeDropped", "storeRefreshed", "memoryPerObject",
 ]
 rows.sort {
   (order.firstIndex(of: $0.key) ?? order.count) < (order.firstIndex(of: $1.key) ?? order.count)

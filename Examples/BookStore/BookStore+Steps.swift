@@ -24,8 +24,8 @@ extension BookStore {
     printGraph()
   }
 
-  /// Saves: pending changes are validated and committed (in memory for now); deleted objects
-  /// leave the context.
+  /// Saves: pending changes are validated and written to the SQLite file in one transaction;
+  /// deleted objects leave the context.
   func save() throws {
     beginStep("Save")
     let before = context.registeredObjects.count

@@ -1,19 +1,39 @@
+import Foundation
 import ObservedGraph
+import ObservedGraphSQLite
 import UndoLog
 
-/// The demo's state: one context holding the BookStore graph, and a step counter for the output.
+/// The demo's state: a container on an SQLite file in a temporary folder, the context the steps
+/// change, and a step counter for the output.
 ///
 /// Steps find their objects by name or title, the way a reader would, so a step can be added or
 /// moved without threading objects from one step to the next.
 final class BookStore {
+  let container: PersistentContainer
   let context: ObjectContext
+  /// The folder of the store's file, removed when the demo ends.
+  let folder: URL
   private var stepNumber = 0
 
-  /// Builds the model from the three classes and opens an empty in-memory context on it.
+  /// Builds the model from the three classes and opens a store in a new SQLite file.
   init() throws {
     let model = try ObjectModel(types: [BookCategory.self, Book.self, Page.self])
-    context = ObjectContext(model: model)
+    folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("bookstore-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let url = folder.appendingPathComponent("BookStore.sqlite")
+    container = PersistentContainer(store: try SQLiteStore(url: url, model: model))
+    context = container.viewContext
     context.undoLog = UndoLog()  // every step is recorded; one step = one undo group
+  }
+
+  /// The store's file.
+  var storeURL: URL { folder.appendingPathComponent("BookStore.sqlite") }
+
+  /// Closes the store and removes its folder.
+  func finish() throws {
+    try container.store.close()
+    try FileManager.default.removeItem(at: folder)
   }
 
   /// The categories that are not deleted, by name.

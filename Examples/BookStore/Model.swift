@@ -18,6 +18,18 @@ final class Book: ManagedObject {
   @Attribute var price: Double = 0
   @Relationship(inverse: "books") var category: BookCategory?
   @Relationship(inverse: "book", deleteRule: .cascade, ordered: true) var pages: [Page]
+
+  /// Called each time the book's values are loaded from the store (seed 000's "Book fetched").
+  override func awakeFromFetch() {
+    super.awakeFromFetch()
+    print("   Book fetched: \(title)")
+  }
+
+  /// Called before a refresh drops the book's values; they are still readable here.
+  override func willTurnIntoFault() {
+    super.willTurnIntoFault()
+    print("   Book will turn into a fault: \(title)")
+  }
 }
 
 /// One page of a book.

@@ -1,5 +1,6 @@
-// `swift run bookstore`: the seeds' BookStore scenario, one step at a time. Each step changes the
-// graph through the public API and prints what it looks like afterwards.
+// `swift run bookstore`: the seeds' BookStore scenario, one step at a time, saved in an SQLite
+// file in a temporary folder. Each step changes or reads the graph through the public API and
+// prints what it looks like afterwards.
 
 let store = try BookStore()
 print("ObservedGraph BookStore demo: \(store.context.model)")
@@ -11,3 +12,6 @@ try store.moveBook()
 try store.undoAndRedoDelete()
 try store.deleteCategory()
 try store.save()
+try store.readInSecondContext()
+try store.traceOneFault()
+try store.finish()
