@@ -7,8 +7,8 @@ struct EntityLayout {
   /// A stored column of the entity's row, after `og_pk` and `og_entity`.
   struct Column {
     enum Kind {
-      /// An attribute of a type.
-      case attribute(AttributeType)
+      /// An attribute of a type, and how its values convert.
+      case attribute(AttributeType, ColumnValue.Conversion)
       /// A to-one relationship's key; `entityColumn` is the index (among `columns`) of the
       /// column holding its entity id, when the destination has sub-entities.
       case toOne(destination: EntityDescription, entityColumn: Int?)
@@ -34,6 +34,8 @@ struct EntityLayout {
   }
 
   let entity: EntityDescription
+  /// How many properties the entity has (the length of a stored object's values).
+  let propertyCount: Int
   let entityID: Int64
   let table: String
   let columns: [Column]
@@ -48,6 +50,7 @@ struct EntityLayout {
 
   init(_ entity: EntityDescription, schema: SQLiteSchema, model: ObjectModel) {
     self.entity = entity
+    propertyCount = entity.propertyNames.count
     entityID = Int64(schema.entityIDs[entity.name]!)
     table = schema.tableOfEntity[entity.name]!
     let places = schema.places[entity.name] ?? [:]
@@ -60,7 +63,10 @@ struct EntityLayout {
       guard let place = places[name] else { continue }
       if let attribute = attributes[name] {
         guard case .column(_, let column) = place else { continue }
-        columns.append(Column(name: column, slot: slot, kind: .attribute(attribute.type)))
+        columns.append(
+          Column(
+            name: column, slot: slot,
+            kind: .attribute(attribute.type, ColumnValue.Conversion(attribute.type))))
       } else if let relationship = relationships[name],
         let destination = model.entity(named: relationship.destination)
       {
@@ -127,38 +133,56 @@ enum ColumnValue {
     }
   }
 
-  /// The stored value of an attribute type for what SQLite holds; nil for NULL. A value SQLite
-  /// holds in a form the type cannot take (a file edited by other code) returns `.failure`.
-  static func stored(_ value: SQLiteValue, as type: AttributeType) -> Result<StoredValue?, Mismatch>
-  {
-    if case .null = value { return .success(nil) }
-    let stored: StoredValue? =
-      switch (type.name, value) {
-      case ("string", .text(let text)): .string(text)
-      case ("url", .text(let text)): URL(string: text).map(StoredValue.url)
-      case ("decimal", .text(let text)): Decimal(string: text, locale: nil).map(StoredValue.decimal)
-      case ("decimal", .integer(let number)): .decimal(Decimal(number))
-      case ("bool", .integer(let number)): .bool(number != 0)
-      case ("int16", .integer(let number)), ("int32", .integer(let number)),
-        ("int64", .integer(let number)), ("int", .integer(let number)):
-        .integer(number)
-      case ("float", .real(let number)), ("double", .real(let number)): .double(number)
-      case ("float", .integer(let number)), ("double", .integer(let number)):
-        .double(Double(number))
-      case ("date", .real(let seconds)): .date(Date(timeIntervalSinceReferenceDate: seconds))
-      case ("date", .integer(let seconds)):
-        .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
-      case ("uuid", .blob(let bytes)) where bytes.count == 16:
-        .uuid(
-          UUID(
-            uuid: (
-              bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-              bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            )))
-      case ("data", .blob(let bytes)): .data(Data(bytes))
-      case (let name, .blob(let bytes)) where name.hasPrefix("transformable"): .data(Data(bytes))
-      default: nil
+  /// How a column's values become stored values: decided once per attribute type, when the store
+  /// opens, not per value.
+  enum Conversion {
+    case string, url, decimal, bool, integer, double, date, uuid, data
+
+    init(_ type: AttributeType) {
+      switch type.name {
+      case "string": self = .string
+      case "url": self = .url
+      case "decimal": self = .decimal
+      case "bool": self = .bool
+      case "int16", "int32", "int64", "int": self = .integer
+      case "float", "double": self = .double
+      case "date": self = .date
+      case "uuid": self = .uuid
+      default: self = .data  // data, transformable(…)
       }
+    }
+  }
+
+  /// The stored value of a conversion for what SQLite holds; nil for NULL. A value SQLite
+  /// holds in a form the type cannot take (a file edited by other code) returns `.failure`.
+  static func stored(_ value: SQLiteValue, as conversion: Conversion) -> Result<
+    StoredValue?, Mismatch
+  > {
+    let stored: StoredValue?
+    switch (conversion, value) {
+    case (_, .null): return .success(nil)
+    case (.string, .text(let text)): stored = .string(text)
+    case (.integer, .integer(let number)): stored = .integer(number)
+    case (.double, .real(let number)): stored = .double(number)
+    case (.double, .integer(let number)): stored = .double(Double(number))
+    case (.url, .text(let text)): stored = URL(string: text).map(StoredValue.url)
+    case (.decimal, .text(let text)):
+      stored = Decimal(string: text, locale: nil).map(StoredValue.decimal)
+    case (.decimal, .integer(let number)): stored = .decimal(Decimal(number))
+    case (.bool, .integer(let number)): stored = .bool(number != 0)
+    case (.date, .real(let seconds)): stored = .date(Date(timeIntervalSinceReferenceDate: seconds))
+    case (.date, .integer(let seconds)):
+      stored = .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+    case (.uuid, .blob(let bytes)) where bytes.count == 16:
+      stored = .uuid(
+        UUID(
+          uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+          )))
+    case (.data, .blob(let bytes)): stored = .data(Data(bytes))
+    default: stored = nil
+    }
     guard let stored else { return .failure(Mismatch(value: value)) }
     return .success(stored)
   }

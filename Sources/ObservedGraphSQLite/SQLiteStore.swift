@@ -180,13 +180,12 @@ public final class SQLiteStore: PersistentStore {
   private func object(_ id: ObjectID, _ layout: EntityLayout, _ row: SQLiteStatement.Row) throws
     -> StoredObject
   {
-    var properties = [StoredProperty](
-      repeating: .omitted, count: layout.entity.propertyNames.count)
+    var properties = [StoredProperty](repeating: .omitted, count: layout.propertyCount)
     for column in layout.columns {
       let value = row.value(at: column.position)
       switch column.kind {
-      case .attribute(let type):
-        switch ColumnValue.stored(value, as: type) {
+      case .attribute(let type, let conversion):
+        switch ColumnValue.stored(value, as: conversion) {
         case .success(let stored): properties[column.slot] = .attribute(stored)
         case .failure(let mismatch): throw self.mismatch(id, column, type, mismatch.value)
         }

@@ -17,13 +17,21 @@ extension ObjectContext {
   /// store, an unknown or abstract entity, or an object that left the context.
   func fault(for id: ObjectID) -> ManagedObject? {
     guard store != nil, id.storeIdentifier == registry.storeIdentifier,
-      registry.anyObject(for: id) == nil, let entity = model.entity(named: id.entityName),
+      registry.anyObject(for: id) == nil, let entity = faultEntity(named: id.entityName),
       !entity.isAbstract, id.key > 0
     else { return nil }
     let object = makeObject(entity, id)
     object.isFaultFlag = true
     registry.register(object)
     return object
+  }
+
+  /// The entity of a name, the last one asked for kept: faults come in runs of one entity (the
+  /// members of a to-many).
+  private func faultEntity(named name: String) -> EntityDescription? {
+    if let last = lastFaultEntity, last.name == name { return last }
+    lastFaultEntity = model.entity(named: name)
+    return lastFaultEntity
   }
 
   /// Loads a fault's values. Nothing is tracked, observed or recorded.

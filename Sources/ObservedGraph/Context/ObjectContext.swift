@@ -34,6 +34,8 @@ public final class ObjectContext {
   let center = ObserverCenter()
   /// Undo steps.
   let recorder: UndoRecorder
+  /// The entity of the last fault made (see `faultEntity(named:)`).
+  @exclusivity(unchecked) var lastFaultEntity: EntityDescription?
   /// Who hears the context's saves.
   var saveSubscribers = SaveSubscribers()
   /// The object whose ``ManagedObject/awakeFromFetch()`` runs: its attribute sets are stored
