@@ -19,6 +19,7 @@ import ObservedGraph
 ///   side whose entity and name sort first: `source` and `target` keys (primary key together,
 ///   `target` indexed), and `source_order` / `target_order` for an ordered side. A to-many without
 ///   an inverse has a join table of its own.
+/// - An attribute marked indexed (``AttributeDescription/isIndexed``) has an index on its column.
 /// - `og_metadata` (key and value) and `og_entities` (id and name; ids from 1 in name order).
 ///
 /// Attribute columns, their SQLite types and how they sort:
@@ -138,6 +139,7 @@ struct SQLiteSchema {
         }
         let name = column(attribute.name, Self.columnType(of: attribute.type))
         places[entity.name, default: [:]][attribute.name] = .column(table: root.name, column: name)
+        if attribute.isIndexed { table.indexed.append(name) }
       }
       for relationship in entity.relationships where !relationship.isToMany {
         let name = column(relationship.name, "INTEGER")
@@ -226,6 +228,17 @@ struct SQLiteSchema {
   }
 
   // MARK: SQL
+
+  /// The statements that create the indexes a file lacks (`IF NOT EXISTS`): an existing store
+  /// whose model now marks an attribute indexed gets its index when it opens.
+  var indexStatements: [String] {
+    tables.flatMap { table in
+      table.indexed.map { column in
+        "CREATE INDEX IF NOT EXISTS \(Self.quoted("og_index_\(table.name)_\(column)")) ON "
+          + "\(Self.quoted(table.name)) (\(Self.quoted(column)))"
+      }
+    }
+  }
 
   /// The statements that create the schema in an empty file, in order.
   var statements: [String] {

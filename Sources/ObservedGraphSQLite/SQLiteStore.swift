@@ -105,6 +105,7 @@ public final class SQLiteStore: PersistentStore {
       if let trace = options.sqlTrace { connection.trace = Self.tracer(trace) }
       try connection.execute("PRAGMA journal_mode = WAL")
       try connection.transaction {
+        for statement in schema.indexStatements { try connection.execute(statement) }
         let stored = try readMetadata()
         var next = stored["nextKey"].flatMap { Int64($0) } ?? 1
         for table in Set(layouts.values.map(\.table)) {

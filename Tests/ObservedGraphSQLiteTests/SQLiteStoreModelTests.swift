@@ -162,6 +162,31 @@ import Testing
     #expect(try store.connection.statement(#"SELECT * FROM "og_join_Item_tags""#).rows() == [])
   }
 
+  @Test func anIndexedAttributeGetsAnIndexAlsoInAnExistingFile() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    func model(indexed: Bool) throws -> ObjectModel {
+      try ObjectModel(entities: [
+        EntityDescription(
+          name: "Note",
+          attributes: [
+            AttributeDescription(name: "title", type: .string, defaultValue: "", isIndexed: indexed)
+          ])
+      ])
+    }
+    func indexes(_ store: SQLiteStore) throws -> [SQLiteValue] {
+      try store.connection.statement(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Note'"
+      ).rows().map { $0[0] }
+    }
+    let plain = try SQLiteStore(url: url, model: try model(indexed: false))
+    #expect(try indexes(plain).isEmpty)
+    try plain.close()
+    // The same model with the attribute indexed: the same version hash, and the index appears.
+    let indexed = try SQLiteStore(url: url, model: try model(indexed: true))
+    #expect(try indexes(indexed) == [.text("og_index_Note_title")])
+  }
+
   @Test func aValueTheColumnsTypeCannotHoldIsAnErrorNamingIt() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("library.sqlite")

@@ -128,13 +128,17 @@ extension ManagedObject {
     return StoredObject(id: objectID, properties: values)
   }
 
-  /// The model's checks: non-optional attributes and relationships have a value, and to-many
-  /// relationships respect their count limits.
+  /// The model's checks: non-optional attributes and relationships have a value, attributes
+  /// follow their rules, and to-many relationships respect their count limits.
   func validateProperties() throws {
     var errors: [ObjectGraphError] = []
     for property in entity.properties {
       if let attribute = property.attribute {
-        if !attribute.isOptional && read(property.slot, tracking: false) == nil {
+        let value = read(property.slot, tracking: false)
+        if let value, let rules = property.rules {
+          errors += rules.violations(
+            of: value, stored: property.storedValue(of: value), property: property)
+        } else if value == nil && !attribute.isOptional {
           errors.append(missing(property))
         }
         continue

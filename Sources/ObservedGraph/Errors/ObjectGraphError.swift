@@ -23,6 +23,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       case otherContext, deletedObject, invalidObject, notToMany, indexOutOfRange
       case objectNotFound, otherStore, storeClosed, duplicateObject
       case deleteDenied, missingValue, tooFewObjects, tooManyObjects, multipleErrors
+      case invalidRule, valueTooSmall, valueTooLarge, tooShort, tooLong, patternMismatch
     }
     let code: Code
     /// The kind's name, such as `unknownKey`.
@@ -188,6 +189,19 @@ extension ObjectGraphError.Kind {
   public static let tooFewObjects = Self(code: .tooFewObjects)
   /// A to-many relationship holds more objects than its maximum count.
   public static let tooManyObjects = Self(code: .tooManyObjects)
+  /// An attribute's rules do not fit its type, contradict each other, or hold a pattern that does
+  /// not compile (see ``AttributeRules``).
+  public static let invalidRule = Self(code: .invalidRule)
+  /// A numeric value is below its attribute's minimum.
+  public static let valueTooSmall = Self(code: .valueTooSmall)
+  /// A numeric value is above its attribute's maximum.
+  public static let valueTooLarge = Self(code: .valueTooLarge)
+  /// A string or data value is shorter than its attribute's minimum length.
+  public static let tooShort = Self(code: .tooShort)
+  /// A string or data value is longer than its attribute's maximum length.
+  public static let tooLong = Self(code: .tooLong)
+  /// A string does not match its attribute's pattern.
+  public static let patternMismatch = Self(code: .patternMismatch)
   /// Several validation errors at once; see ``ObjectGraphError/underlying``.
   public static let multipleErrors = Self(code: .multipleErrors)
 }

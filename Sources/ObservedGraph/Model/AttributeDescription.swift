@@ -4,6 +4,9 @@
 /// let title = AttributeDescription(name: "title", type: .string, defaultValue: "")
 /// let note = AttributeDescription(name: "note", type: .string, isOptional: true)
 /// let scratch = AttributeDescription(name: "scratch", type: .int, defaultValue: 0, isTransient: true)
+/// let price = AttributeDescription(
+///   name: "price", type: .double, defaultValue: 0.0, rules: AttributeRules(minimum: 0),
+///   isIndexed: true)
 /// ```
 public struct AttributeDescription: Sendable {
   /// The key of the attribute, unique within its entity and the entity's ancestors.
@@ -16,6 +19,11 @@ public struct AttributeDescription: Sendable {
   public var isOptional: Bool
   /// Whether the attribute is not persisted by stores (it is still observed and undoable).
   public var isTransient: Bool
+  /// Rules the value must follow when its object is saved.
+  public var rules: AttributeRules
+  /// Whether stores index the attribute, for fetches that compare or sort by it (an SQLite index
+  /// on its column).
+  public var isIndexed: Bool
 
   /// Creates an attribute description.
   ///
@@ -26,14 +34,19 @@ public struct AttributeDescription: Sendable {
   ///     when built.
   ///   - isOptional: Whether nil is allowed. Defaults to true when there is no default value.
   ///   - isTransient: Whether stores skip the attribute.
+  ///   - rules: Rules the value must follow when its object is saved.
+  ///   - isIndexed: Whether stores index the attribute.
   public init(
     name: String, type: AttributeType, defaultValue: (any Sendable)? = nil,
-    isOptional: Bool? = nil, isTransient: Bool = false
+    isOptional: Bool? = nil, isTransient: Bool = false, rules: AttributeRules = AttributeRules(),
+    isIndexed: Bool = false
   ) {
     self.name = name
     self.type = type
     self.defaultValue = defaultValue
     self.isOptional = isOptional ?? (defaultValue == nil)
     self.isTransient = isTransient
+    self.rules = rules
+    self.isIndexed = isIndexed
   }
 }

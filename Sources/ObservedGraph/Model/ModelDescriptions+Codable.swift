@@ -15,7 +15,7 @@ import Foundation
 
 extension AttributeDescription: Codable {
   private enum CodingKeys: String, CodingKey {
-    case name, type, defaultValue, isOptional, isTransient
+    case name, type, defaultValue, isOptional, isTransient, rules, isIndexed
   }
 
   /// Writes the attribute; its default value in stored form.
@@ -40,6 +40,9 @@ extension AttributeDescription: Codable {
     }
     try container.encode(isOptional, forKey: .isOptional)
     try container.encode(isTransient, forKey: .isTransient)
+    // Written only when used, so that the JSON of a model without them stays as it was.
+    if !rules.isEmpty { try container.encode(rules, forKey: .rules) }
+    if isIndexed { try container.encode(true, forKey: .isIndexed) }
   }
 
   /// Reads an attribute written by ``encode(to:)``.
@@ -67,7 +70,10 @@ extension AttributeDescription: Codable {
     self.init(
       name: name, type: type, defaultValue: defaultValue,
       isOptional: try container.decodeIfPresent(Bool.self, forKey: .isOptional),
-      isTransient: try container.decodeIfPresent(Bool.self, forKey: .isTransient) ?? false)
+      isTransient: try container.decodeIfPresent(Bool.self, forKey: .isTransient) ?? false,
+      rules: try container.decodeIfPresent(AttributeRules.self, forKey: .rules)
+        ?? AttributeRules(),
+      isIndexed: try container.decodeIfPresent(Bool.self, forKey: .isIndexed) ?? false)
   }
 }
 

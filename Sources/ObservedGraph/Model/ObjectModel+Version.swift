@@ -6,9 +6,10 @@ extension ObjectModel {
   /// Two models have the same hash when they have the same entities, parents and abstractness,
   /// and each entity the same attributes (name, type, optionality, transience) and relationships
   /// (name, destination, inverse, to-one or to-many, ordered, count limits), whatever the order
-  /// of their declaration. Default values, delete rules and the classes of the objects are not
-  /// part of it: they do not change what a store holds. As in Core Data, a store refuses a file
-  /// whose hash differs from its model's.
+  /// of their declaration. Default values, delete rules, attribute rules, indexes and the classes
+  /// of the objects are not part of it: they do not change what a store holds (a store creates a
+  /// missing index when it opens). As in Core Data, a store refuses a file whose hash differs
+  /// from its model's.
   ///
   /// ```swift
   /// let model = try ObjectModel(types: [Book.self, BookCategory.self])

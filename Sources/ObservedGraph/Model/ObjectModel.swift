@@ -109,7 +109,10 @@ extension ObjectModel {
     var relationships: [RelationshipDescription] = []
     for declaration in try declarations(of: type, allLevels: false, entity: type.entityName) {
       switch declaration {
-      case .attribute(let attribute): attributes.append(attribute)
+      case .attribute(var attribute):
+        attribute.rules = type.rules(forKey: attribute.name)
+        attribute.isIndexed = type.indexedKeys.contains(attribute.name)
+        attributes.append(attribute)
       case .relationship(let relationship): relationships.append(relationship)
       }
     }
@@ -205,6 +208,7 @@ extension ObjectModel {
       try claim(attribute.name)
       let property = Property(slot: properties.count, attribute: attribute, owner: entity)
       property.heldDefault = try heldDefault(of: attribute, in: entity)
+      property.rules = try CheckedRules(attribute, entity: entity.name)
       properties.append(property)
       byName[attribute.name] = property
     }

@@ -15,6 +15,8 @@ final class Property: @unchecked Sendable {
   let isOrdered: Bool
   /// The default as held in storage, converted once when the model is built.
   var heldDefault: Any?
+  /// An attribute's rules, checked and compiled when the model is built; nil when it has none.
+  var rules: CheckedRules?
   /// The attribute type's equality, kept here so the hot path does not copy the description
   /// (benchmark row "typed attribute set, no observer").
   let attributeEqual: (@Sendable (Any, Any) -> Bool)?

@@ -270,6 +270,34 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// - Throws: ``ObjectGraphError`` (``ObjectGraphError/Kind/multipleErrors`` for several).
   open func validateForDelete() throws {}
 
+  // MARK: Model hooks
+
+  /// The rules the attribute `key` of this class's entity follows at save (see
+  /// ``AttributeRules``); asked once per attribute when a model is built from classes. The
+  /// default has none.
+  ///
+  /// ```swift
+  /// override class func rules(forKey key: String) -> AttributeRules {
+  ///   switch key {
+  ///   case "price": AttributeRules(minimum: 0)
+  ///   case "isbn": AttributeRules(pattern: "[0-9]{13}")
+  ///   default: super.rules(forKey: key)
+  ///   }
+  /// }
+  /// ```
+  /// - Parameter key: An attribute the class declares.
+  /// - Returns: Its rules.
+  open class func rules(forKey key: String) -> AttributeRules { AttributeRules() }
+
+  /// The attributes of this class's entity that stores index (see
+  /// ``AttributeDescription/isIndexed``); asked when a model is built from classes. Empty by
+  /// default.
+  ///
+  /// ```swift
+  /// override class var indexedKeys: Set<String> { ["title"] }
+  /// ```
+  open class var indexedKeys: Set<String> { [] }
+
   // MARK: Observation hooks
 
   /// Whether setters and key-value coding notify observers of `key` by themselves.
