@@ -312,3 +312,82 @@ struct FaultTests {
     #expect(context.pendingChangeSet.isEmpty)
   }
 }
+
+@Suite("To-many faults")
+struct ToManyFaultTests {
+  /// A container whose store holds Fiction with Dune (pages 1 and 2) and Emma.
+  static func saved() throws -> (PersistentContainer, TestStore, [ObjectID]) {
+    let store = TestStore(model: BookStore.model)
+    let container = PersistentContainer(store: store)
+    let context = container.newContext()
+    let fiction = context.insert(BookCategory.self)
+    fiction.name = "Fiction"
+    let dune = context.insert(Book.self)
+    dune.title = "Dune"
+    dune.category = fiction
+    dune.pages = (1...2).map { number in
+      let page = context.insert(Page.self)
+      page.text = "page \(number)"
+      return page
+    }
+    let emma = context.insert(Book.self)
+    emma.title = "Emma"
+    emma.category = fiction
+    try context.save()
+    return (container, store, [fiction, dune, emma].map(\.objectID))
+  }
+
+  @Test func aToManyLoadsOnFirstUseInOneLoad() throws {
+    let (container, store, ids) = try Self.saved()
+    let context = container.newContext()
+    let dune = try #require(context.object(with: ids[1]) as? Book)
+    #expect(dune.title == "Dune")
+    #expect(store.memberLoads.isEmpty, "reading an attribute loads no relationship")
+    let property = dune.entity.propertiesByName["pages"]!
+    #expect(dune.isToManyFault(property))
+    #expect(dune.pages.map(\.text) == ["page 1", "page 2"])
+    #expect(store.memberLoads == ["\(ids[1]).pages"])
+    _ = dune.pages.count
+    #expect(store.memberLoads.count == 1, "loaded once")
+    #expect(!context.hasChanges)
+  }
+
+  @Test func aToManyFaultCanBeCountedObservedAndChangedWithUndo() throws {
+    let (container, _, ids) = try Self.saved()
+    let context = container.newContext()
+    context.undoLog = UndoLog()
+    let fiction = try #require(context.object(with: ids[0]) as? BookCategory)
+    _ = fiction.name
+    var heard: [String] = []
+    let observer = try fiction.observe(keyPath: "books", options: [.old, .new]) { change in
+      let old = (change.oldValue as? Set<ManagedObject>)?.count ?? -1
+      let new = (change.newValue as? Set<ManagedObject>)?.count ?? -1
+      heard.append("\(change.kind) \(old) -> \(new)")
+    }
+    // Changed from the other side while the to-many is a fault: inverse upkeep loads it.
+    let book = context.insert(Book.self)
+    book.category = fiction
+    #expect(fiction.books.count == 3)
+    #expect(heard.count == 1 && heard[0].hasPrefix("insertion"), "\(heard)")
+    context.processPendingChanges()
+    try context.undoLog?.undo()
+    #expect(fiction.books.count == 2 && book.context == nil)
+    try context.undoLog?.redo()
+    #expect(fiction.books.contains(book))
+    _ = observer
+  }
+
+  @Test func aCascadeDeleteLoadsTheMembersItDeletes() throws {
+    let (container, store, ids) = try Self.saved()
+    let context = container.newContext()
+    let dune = try #require(context.object(with: ids[1]) as? Book)
+    _ = dune.title
+    try context.delete(dune)
+    #expect(store.memberLoads.contains("\(ids[1]).pages"))
+    try context.save()
+    #expect(store.base.count == 2, "the book and its two pages are gone; Fiction and Emma stay")
+    #expect(try store.base.loadObjects([ids[1]]).isEmpty)
+    let books = try store.base.loadMembers(of: ids[0], relationship: "books").map(\.id)
+    #expect(books == [ids[2]])
+  }
+}

@@ -47,20 +47,34 @@ extension ObjectContext {
     if object.marks & ManagedObject.prefilledMark == 0 {
       guard let stored = try store.loadObject(id) else { throw notFound(id) }
       try checkShape(stored, of: object)
-      // Everything is loaded before anything is put in place: a failing load leaves a fault.
-      let members = try loadToMany(of: object, given: stored, from: store)
       put(stored, in: object)
-      putMembers(members, in: object)
+      for property in object.entity.toManyProperties {
+        if case .toMany(let ids) = stored.properties[property.slot] {
+          putMembers(ids, rows: [], in: object, property)
+        } else {
+          object.fill(ObjectCollection.unloaded, at: property.slot)
+        }
+      }
     } else {
-      let members = try loadToMany(of: object, given: nil, from: store)
       object.marks &= ~ManagedObject.prefilledMark
-      putMembers(members, in: object)
+      for property in object.entity.toManyProperties {
+        object.fill(ObjectCollection.unloaded, at: property.slot)
+      }
     }
     object.isFaultFlag = false
     let outer = awakeningFromFetch
     awakeningFromFetch = object
     object.awakeFromFetch()
     awakeningFromFetch = outer
+  }
+
+  /// Loads a to-many fault: the members' rows in one query, their faults prefilled. Nothing is
+  /// tracked, observed or recorded.
+  func loadMembers(of object: ManagedObject, _ property: Property) throws -> ObjectCollection? {
+    guard let store else { throw notFound(object.objectID) }
+    let rows = try store.loadMembers(of: object.objectID, relationship: property.name)
+    putMembers(rows.map(\.id), rows: rows, in: object, property)
+    return object.collection(property)
   }
 
   private func notFound(_ id: ObjectID) -> ObjectGraphError {
@@ -78,23 +92,6 @@ extension ObjectContext {
         + "has \(count) properties")
   }
 
-  /// The members of each to-many relationship of an object, by slot: the identifiers the stored
-  /// object gives, or the store's rows of them, whose faults the context prefills.
-  private func loadToMany(
-    of object: ManagedObject, given stored: StoredObject?, from store: any PersistentStore
-  ) throws -> [(slot: Int, members: [ObjectID], rows: [StoredObject])] {
-    var loaded: [(slot: Int, members: [ObjectID], rows: [StoredObject])] = []
-    for property in object.entity.toManyProperties {
-      if let stored, case .toMany(let ids) = stored.properties[property.slot] {
-        loaded.append((property.slot, ids, []))
-      } else {
-        let rows = try store.loadMembers(of: object.objectID, relationship: property.name)
-        loaded.append((property.slot, rows.map(\.id), rows))
-      }
-    }
-    return loaded
-  }
-
   /// Puts a stored object's attributes and to-one relationships in an object's slots.
   private func put(_ stored: StoredObject, in object: ManagedObject) {
     for property in object.entity.properties where !property.isToMany {
@@ -109,27 +106,24 @@ extension ObjectContext {
     }
   }
 
-  /// Puts loaded to-many relationships in an object's slots; the faults of rows the store gave
+  /// Puts a to-many relationship's members in an object's slot; the faults of rows the store gave
   /// get their values.
   private func putMembers(
-    _ loaded: [(slot: Int, members: [ObjectID], rows: [StoredObject])], in object: ManagedObject
+    _ ids: [ObjectID], rows: [StoredObject], in object: ManagedObject, _ property: Property
   ) {
-    for (slot, ids, rows) in loaded {
-      let property = object.entity.properties[slot]
-      let collection = ObjectCollection(ordered: property.isOrdered)
-      for (index, id) in ids.enumerated() {
-        guard let member = self.object(with: id), !collection.contains(member) else { continue }
-        if index < rows.count, member.isFaultFlag,
-          member.marks & ManagedObject.prefilledMark == 0,
-          rows[index].properties.count == member.entity.properties.count
-        {
-          put(rows[index], in: member)
-          member.marks |= ManagedObject.prefilledMark
-        }
-        collection.insert(member)
+    let collection = ObjectCollection(ordered: property.isOrdered)
+    for (index, id) in ids.enumerated() {
+      guard let member = self.object(with: id), !collection.contains(member) else { continue }
+      if index < rows.count, member.isFaultFlag,
+        member.marks & ManagedObject.prefilledMark == 0,
+        rows[index].properties.count == member.entity.properties.count
+      {
+        put(rows[index], in: member)
+        member.marks |= ManagedObject.prefilledMark
       }
-      object.fill(collection.isEmpty ? nil : collection, at: slot)
+      collection.insert(member)
     }
+    object.fill(collection.isEmpty ? nil : collection, at: property.slot)
   }
 }
 

@@ -70,7 +70,8 @@ extension ObjectContext {
     for object in objects where object.lifecycle == .registered && !object.isFaultFlag {
       precondition(object.link === link, "\(object.objectID) registered in another context")
       for property in object.entity.relationshipProperties {
-        let members = object.members(property)
+        // A to-many fault's members are in the store: nothing in memory to check.
+        guard let members = object.loadedMembers(property) else { continue }
         if object.isDeletedFlag {
           // No-action rules may leave others pointing at a deleted object, never the reverse.
           precondition(
@@ -92,7 +93,8 @@ extension ObjectContext {
         }
         guard let inverse = property.inverse else { continue }
         for member in members where member.isLive && !member.isFaultFlag {
-          let back = member.members(inverse).contains { $0 === object }
+          guard let others = member.loadedMembers(inverse) else { continue }
+          let back = others.contains { $0 === object }
           precondition(
             back,
             "\(object.objectID).\(property.name) holds \(member.objectID), but "

@@ -22,6 +22,7 @@ extension ManagedObject {
       return try value(forUndefinedKey: key)
     }
     try fulfilFault(key: key)
+    if property.isToMany { try loadToMany(property) }
     return publicValue(property, tracking: true)
   }
 

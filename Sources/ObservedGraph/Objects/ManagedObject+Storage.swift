@@ -20,7 +20,11 @@ extension ManagedObject {
   final func read(_ slot: Int, tracking: Bool, keyPath: AnyKeyPath? = nil) -> Any? {
     if isFaultFlag { fulfilFaultOrStop() }
     if tracking { noteAccess(slot, keyPath) }
-    return load(slot)
+    let value = load(slot)
+    if let collection = value as? ObjectCollection, collection === ObjectCollection.unloaded {
+      return loadToManyOrStop(entity.properties[slot])
+    }
+    return value
   }
 
   /// Whether a typed getter's read needs nothing but the registrar's `access`: the object is
@@ -306,11 +310,57 @@ extension ManagedObject {
   /// array of an object without wrappers (see `ObjectStorage.reference(at:)`).
   private func relationshipReference(_ property: Property) -> AnyObject? {
     if isFaultFlag { fulfilFaultOrStop() }
+    let reference = heldReference(property)
+    if reference === ObjectCollection.unloaded { return loadToManyOrStop(property) }
+    return reference
+  }
+
+  /// What a relationship slot holds, as it is: a to-many fault stays one.
+  private func heldReference(_ property: Property) -> AnyObject? {
     assert(property.isRelationship)
     if let field = entity.fields[property.slot] {
       return unsafeDowncast(field, to: RelationshipFieldAccess.self).address(in: self).pointee
     }
     return storage.reference(at: entity.storageIndex[property.slot])
+  }
+
+  /// Whether a to-many slot is a to-many fault: its members are still in the store.
+  func isToManyFault(_ property: Property) -> Bool {
+    !isFaultFlag && heldReference(property) === ObjectCollection.unloaded
+  }
+
+  /// The objects a relationship slot holds without loading anything: nil for a to-many fault.
+  func loadedMembers(_ property: Property) -> [ManagedObject]? {
+    if isToManyFault(property) { return nil }
+    return members(property)
+  }
+
+  /// Loads a to-many fault's members, or stops the program saying why (a read that cannot
+  /// throw, like a typed getter of a fault).
+  private func loadToManyOrStop(_ property: Property) -> ObjectCollection? {
+    do {
+      return try loadToMany(property)
+    } catch {
+      preconditionFailure(
+        "ObservedGraph: \(error). A relationship whose members cannot be loaded cannot be read; "
+          + "call `try object.value(forKey:)` to get an error instead")
+    }
+  }
+
+  /// Loads a to-many fault's members now (does nothing for a loaded one); its collection.
+  @discardableResult
+  func loadToMany(_ property: Property) throws -> ObjectCollection? {
+    let held = heldReference(property)
+    guard held === ObjectCollection.unloaded else {
+      return held.map { unsafeDowncast($0, to: ObjectCollection.self) }
+    }
+    guard let context = link?.context, lifecycle == .registered || lifecycle == .detached else {
+      throw ObjectGraphError(
+        .invalidObject, entity: entity.name, key: property.name, value: objectID.description,
+        reason: "the members of \(objectID).\(property.name) cannot be loaded: its context was "
+          + "reset or released")
+    }
+    return try context.loadMembers(of: self, property)
   }
 
   /// Stores what a relationship slot holds: a related object, a collection, or nil.

@@ -5,6 +5,12 @@
 /// so insert, remove and contains are O(1). Ordered relationships keep the members' order; removing
 /// from the middle is O(n), as for any array.
 final class ObjectCollection {
+  /// What a to-many slot of a loaded object holds until the relationship is first used: its
+  /// members are in the store, and the first use loads them in one query (a to-many fault).
+  /// Never changed, and never handed out: every read of a slot replaces it by the loaded
+  /// collection.
+  nonisolated(unsafe) static let unloaded = ObjectCollection(ordered: false)
+
   @exclusivity(unchecked) private(set) var items: ContiguousArray<ManagedObject> = []
   @exclusivity(unchecked) private var positions = IdentityPositions()
   let isOrdered: Bool
