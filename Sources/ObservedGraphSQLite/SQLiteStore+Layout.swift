@@ -2,20 +2,23 @@ import Foundation
 import ObservedGraph
 
 /// How one entity's objects sit in the file: the table, the columns of its row and the SQL that
-/// reads and writes them, made once when the store opens.
-struct EntityLayout {
+/// reads and writes them, made once when the store opens. A class, and columns of plain values,
+/// so that reading a row copies and retains nothing of it (benchmark row "SQLite store: reach").
+final class EntityLayout {
   /// A stored column of the entity's row, after `og_pk` and `og_entity`.
   struct Column {
     enum Kind {
-      /// An attribute of a type, and how its values convert.
-      case attribute(AttributeType, ColumnValue.Conversion)
+      /// An attribute, and how its values convert (its type is in ``EntityLayout/types``).
+      case attribute(ColumnValue.Conversion)
       /// A to-one relationship's key; `entityColumn` is the index (among `columns`) of the
-      /// column holding its entity id, when the destination has sub-entities.
-      case toOne(destination: EntityDescription, entityColumn: Int?)
+      /// column holding its entity id, when the destination has sub-entities. The destination's
+      /// name is in ``EntityLayout/destinations``.
+      case toOne(entityColumn: Int?)
       /// The entity id of the to-one before it.
       case toOneEntity
     }
-    let name: String
+    /// The column's index in ``EntityLayout/names``.
+    let index: Int
     /// The property's index in the entity's ``EntityDescription/propertyNames``.
     let slot: Int
     let kind: Kind
@@ -39,6 +42,12 @@ struct EntityLayout {
   let entityID: Int64
   let table: String
   let columns: [Column]
+  /// Each column's name, by ``Column/index``.
+  let names: [String]
+  /// Each attribute column's type, by ``Column/index`` (nil for other columns).
+  let types: [AttributeType?]
+  /// Each to-one column's destination entity name, by ``Column/index`` (nil for other columns).
+  let destinations: [String?]
   let toMany: [ToMany]
   /// Every column of the table, `og_pk` and `og_entity` first: what a read of a row of any of
   /// the table's entities selects.
@@ -54,33 +63,35 @@ struct EntityLayout {
     entityID = Int64(schema.entityIDs[entity.name]!)
     table = schema.tableOfEntity[entity.name]!
     let places = schema.places[entity.name] ?? [:]
-    let names = entity.propertyNames
     let attributes = Dictionary(entity.allAttributes.map { ($0.name, $0) }) { first, _ in first }
     let relationships = Dictionary(entity.allRelationships.map { ($0.name, $0) }) { a, _ in a }
     var columns: [Column] = []
+    var names: [String] = []
+    var types: [AttributeType?] = []
+    var destinations: [String?] = []
     var toMany: [ToMany] = []
-    for (slot, name) in names.enumerated() {
+    func add(
+      _ name: String, _ slot: Int, _ kind: Column.Kind, _ type: AttributeType?, _ to: String?
+    ) {
+      columns.append(Column(index: names.count, slot: slot, kind: kind))
+      names.append(name)
+      types.append(type)
+      destinations.append(to)
+    }
+    for (slot, name) in entity.propertyNames.enumerated() {
       guard let place = places[name] else { continue }
       if let attribute = attributes[name] {
         guard case .column(_, let column) = place else { continue }
-        columns.append(
-          Column(
-            name: column, slot: slot,
-            kind: .attribute(attribute.type, ColumnValue.Conversion(attribute.type))))
+        add(column, slot, .attribute(ColumnValue.Conversion(attribute.type)), attribute.type, nil)
       } else if let relationship = relationships[name],
         let destination = model.entity(named: relationship.destination)
       {
         if case .column(let table, let column) = place {
           let entityColumn = schema.entityColumns["\(table).\(column)"]
-          columns.append(
-            Column(
-              name: column, slot: slot,
-              kind: .toOne(
-                destination: destination, entityColumn: entityColumn.map { _ in columns.count + 1 })
-            ))
-          if let entityColumn {
-            columns.append(Column(name: entityColumn, slot: slot, kind: .toOneEntity))
-          }
+          add(
+            column, slot, .toOne(entityColumn: entityColumn.map { _ in columns.count + 1 }), nil,
+            destination.name)
+          if let entityColumn { add(entityColumn, slot, .toOneEntity, nil, nil) }
         } else {
           toMany.append(
             ToMany(
@@ -93,11 +104,14 @@ struct EntityLayout {
     let tableColumns = schema.tables.first { $0.name == root }?.columns.map(\.name) ?? []
     selectColumns = tableColumns
     for index in columns.indices {
-      columns[index].position = tableColumns.firstIndex(of: columns[index].name) ?? 0
+      columns[index].position = tableColumns.firstIndex(of: names[index]) ?? 0
     }
     self.columns = columns
+    self.names = names
+    self.types = types
+    self.destinations = destinations
     self.toMany = toMany
-    let quoted = columns.map { SQLiteSchema.quoted($0.name) }
+    let quoted = names.map { SQLiteSchema.quoted($0) }
     select =
       "SELECT \(Self.selectList(tableColumns, prefix: "")) FROM \(SQLiteSchema.quoted(table)) "
       + "WHERE \"og_pk\" = ?"

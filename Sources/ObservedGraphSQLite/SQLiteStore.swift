@@ -65,7 +65,9 @@ public final class SQLiteStore: PersistentStore {
   let connection: SQLiteConnection
   let schema: SQLiteSchema
   private let layouts: [String: EntityLayout]
-  private let entityNames: [Int64: String]
+  /// Each concrete entity's layout, and each entity's name, by its id in `og_entities`.
+  private let layoutsByID: [EntityLayout?]
+  private let namesByID: [String?]
   /// Join-table columns that hold keys of an entity's objects, by entity name: a deleted object's
   /// rows in them go with it.
   private let joinColumns: [String: [(table: String, column: String)]]
@@ -96,7 +98,14 @@ public final class SQLiteStore: PersistentStore {
       layouts[entity.name] = EntityLayout(entity, schema: schema, model: model)
     }
     self.layouts = layouts
-    entityNames = Dictionary(uniqueKeysWithValues: schema.entityIDs.map { (Int64($1), $0) })
+    var byID = [EntityLayout?](repeating: nil, count: schema.entityIDs.count + 1)
+    var namesByID = [String?](repeating: nil, count: schema.entityIDs.count + 1)
+    for (name, id) in schema.entityIDs {
+      byID[id] = layouts[name]
+      namesByID[id] = name
+    }
+    layoutsByID = byID
+    self.namesByID = namesByID
     joinColumns = Self.joinColumns(model, layouts)
     metadata = [:]
     nextKey = 1
@@ -185,25 +194,25 @@ public final class SQLiteStore: PersistentStore {
     for column in layout.columns {
       let value = row.value(at: column.position)
       switch column.kind {
-      case .attribute(let type, let conversion):
+      case .attribute(let conversion):
         switch ColumnValue.stored(value, as: conversion) {
         case .success(let stored): properties[column.slot] = .attribute(stored)
-        case .failure(let mismatch): throw self.mismatch(id, column, type, mismatch.value)
+        case .failure(let mismatch): throw self.mismatch(id, layout, column, mismatch.value)
         }
-      case .toOne(let destination, let entityColumn):
+      case .toOne(let entityColumn):
         guard case .integer(let key) = value else {
           properties[column.slot] = .toOne(nil)
           continue
         }
-        var entityName = destination.name
+        var destination = layout.destinations[column.index]!
         if let entityColumn,
           case .integer(let entityID) = row.value(at: layout.columns[entityColumn].position),
-          let name = entityNames[entityID]
+          let name = entityName(entityID)
         {
-          entityName = name
+          destination = name
         }
         properties[column.slot] = .toOne(
-          ObjectID(storeIdentifier: identifier, entityName: entityName, key: key))
+          ObjectID(storeIdentifier: identifier, entityName: destination, key: key))
       case .toOneEntity:
         continue
       }
@@ -212,17 +221,19 @@ public final class SQLiteStore: PersistentStore {
   }
 
   private func mismatch(
-    _ id: ObjectID, _ column: EntityLayout.Column, _ type: AttributeType, _ value: SQLiteValue
+    _ id: ObjectID, _ layout: EntityLayout, _ column: EntityLayout.Column, _ value: SQLiteValue
   ) -> ObjectGraphError {
-    let key =
-      id.entityName == ""
-      ? nil
-      : model.entity(named: id.entityName)?.propertyNames[
-        column.slot]
+    let key = layout.entity.propertyNames[column.slot]
+    let type = layout.types[column.index].map { "\($0)" } ?? "?"
     return ObjectGraphError(
       .wrongType, entity: id.entityName, key: key, value: "\(value)",
-      reason: "the file \(url.path) holds \(value) in column \(column.name) of \(id), which is "
-        + "not a value of type \(type.name)")
+      reason: "the file \(url.path) holds \(value) in column \(layout.names[column.index]) of "
+        + "\(id), which is not a value of type \(type)")
+  }
+
+  /// The name of the entity with an id of `og_entities`.
+  private func entityName(_ id: Int64) -> String? {
+    id > 0 && id < layoutsByID.count ? namesByID[Int(id)] : nil
   }
 
   public func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
@@ -254,9 +265,9 @@ public final class SQLiteStore: PersistentStore {
     var members: [StoredObject] = []
     try connection.statement(sql).forEachRow([.integer(id.key)]) { row in
       guard case .integer(let key) = row.value(at: 0), case .integer(let entity) = row.value(at: 1),
-        let name = entityNames[entity], let layout = layouts[name]
+        entity > 0, entity < layoutsByID.count, let layout = layoutsByID[Int(entity)]
       else { return }
-      let member = ObjectID(storeIdentifier: identifier, entityName: name, key: key)
+      let member = ObjectID(storeIdentifier: identifier, entityName: layout.entity.name, key: key)
       members.append(try self.object(member, layout, row))
     }
     return members
@@ -326,7 +337,8 @@ public final class SQLiteStore: PersistentStore {
     guard !changed.isEmpty else { return }
     let sql =
       "UPDATE \(SQLiteSchema.quoted(layout.table)) SET "
-      + changed.map { "\(SQLiteSchema.quoted($0.name)) = ?" }.joined(separator: ", ")
+      + changed.map { "\(SQLiteSchema.quoted(layout.names[$0.index])) = ?" }
+      .joined(separator: ", ")
       + " WHERE \"og_pk\" = ?"
     try connection.statement(sql).run(
       changed.map { value(of: $0, in: object) } + [.integer(object.id.key)])

@@ -121,7 +121,7 @@ extension ObjectContext {
         put(rows[index], in: member)
         member.marks |= ManagedObject.prefilledMark
       }
-      collection.insert(member)
+      collection.insertNew(member)
     }
     object.fill(collection.isEmpty ? nil : collection, at: property.slot)
   }
