@@ -168,22 +168,37 @@ public final class SQLiteStore: PersistentStore {
 
   // MARK: Loading
 
+  /// Loads one object with one query by key, and several with one query per table and hundred
+  /// keys (`og_pk IN (…)`); the objects come back in the order asked for.
   public func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
-    var objects: [StoredObject] = []
-    objects.reserveCapacity(ids.count)
+    _ = try connection.openHandle(for: nil)
+    var found: [Int64: StoredObject] = [:]
+    var byTable: [String: [(ObjectID, EntityLayout)]] = [:]
     for id in ids {
-      guard id.storeIdentifier == identifier, let layout = layouts[id.entityName] else {
-        _ = try connection.openHandle(for: nil)
-        continue
-      }
-      var found: StoredObject?
-      try connection.statement(layout.select).forEachRow([.integer(id.key)]) { row in
-        guard case .integer(layout.entityID) = row.value(at: 1) else { return }
-        found = try self.object(id, layout, row)
-      }
-      if let found { objects.append(found) }
+      guard id.storeIdentifier == identifier, let layout = layouts[id.entityName] else { continue }
+      byTable[layout.table, default: []].append((id, layout))
     }
-    return objects
+    for (table, wanted) in byTable {
+      let layouts = Dictionary(wanted.map { ($0.0.key, $0) }) { first, _ in first }
+      var start = 0
+      while start < wanted.count {
+        let chunk = wanted[start..<min(start + 100, wanted.count)]
+        start += chunk.count
+        let sql =
+          chunk.count == 1
+          ? chunk.first!.1.select
+          : "SELECT \(EntityLayout.selectList(chunk.first!.1.selectColumns, prefix: "")) FROM "
+            + "\(SQLiteSchema.quoted(table)) WHERE \"og_pk\" IN ("
+            + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")"
+        try connection.statement(sql).forEachRow(chunk.map { .integer($0.0.key) }) { row in
+          guard case .integer(let key) = row.value(at: 0), let (id, layout) = layouts[key],
+            case .integer(layout.entityID) = row.value(at: 1)
+          else { return }
+          found[key] = try self.object(id, layout, row)
+        }
+      }
+    }
+    return ids.compactMap { id in found[id.key].flatMap { $0.id == id ? $0 : nil } }
   }
 
   /// The stored object of a row read with a layout's select columns.

@@ -308,6 +308,13 @@ final class ShopPage: ManagedObject {
     #expect(lines.lines.isEmpty)
     #expect(dune.pages.count == 3)
     #expect(lines.lines.count == 1 && lines.lines[0].contains(#"FROM "ShopPage" WHERE "book" = ?"#))
+    // Faults made by identifier load together when the first is read.
+    lines.lines.removeAll()
+    let reader = PersistentContainer(store: traced).newContext()
+    let faults = [id, dune.objectID].compactMap { reader.object(with: $0) as? ShopBook }
+    #expect(faults.map(\.title) == ["Emma", "Dune"])
+    #expect(lines.lines.count == 1, "\(lines.lines)")
+    #expect(lines.lines[0].contains(#"WHERE "og_pk" IN (?, ?)"#))
   }
 
   @Test func theEnvironmentVariableSwitchesTheTraceOn() {

@@ -10,6 +10,8 @@ final class TestStore: PersistentStore {
   let base: InMemoryStore
   private(set) var loads: [ObjectID] = []
   private(set) var memberLoads: [String] = []
+  /// How many times objects were loaded (each call may load several).
+  private(set) var loadCalls = 0
   /// Every change set saved, in order.
   private(set) var saves: [StoreChanges] = []
   /// How many times keys were reserved.
@@ -30,6 +32,7 @@ final class TestStore: PersistentStore {
   }
   func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
     loads += ids
+    loadCalls += 1
     return try base.loadObjects(ids)
   }
   func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
@@ -389,5 +392,51 @@ struct ToManyFaultTests {
     #expect(try store.base.loadObjects([ids[1]]).isEmpty)
     let books = try store.base.loadMembers(of: ids[0], relationship: "books").map(\.id)
     #expect(books == [ids[2]])
+  }
+}
+
+@Suite("Batch faulting")
+struct BatchFaultingTests {
+  /// A container whose store holds five books, and their identifiers.
+  static func saved() throws -> (PersistentContainer, TestStore, [ObjectID]) {
+    let store = TestStore(model: LifecycleHookTests.model)
+    let container = PersistentContainer(store: store)
+    let context = container.newContext()
+    let novels = (1...5).map { number in
+      let novel = context.insert(HookedNovel.self)
+      novel.title = "Novel \(number)"
+      return novel
+    }
+    try context.save()
+    _ = HookLog.shared.take(store.identifier)
+    return (container, store, novels.map(\.objectID))
+  }
+
+  @Test func readingOneFaultLoadsTheWaitingOnesInTheSameLoad() throws {
+    let (container, store, ids) = try Self.saved()
+    let context = container.newContext()
+    let novels = ids.compactMap { context.object(with: $0) as? HookedNovel }
+    let before = store.loadCalls
+    #expect(novels[2].title == "Novel 3")
+    #expect(store.loadCalls == before + 1)
+    #expect(
+      store.loads.suffix(5) == [ids[2], ids[0], ids[1], ids[3], ids[4]], "the read one first")
+    #expect(novels.allSatisfy { $0 === novels[2] || $0.isFault }, "the others stay faults")
+    #expect(HookLog.shared.take(store.identifier) == ["awakeFromFetch Novel 3"])
+    #expect(novels.map(\.title) == (1...5).map { "Novel \($0)" })
+    #expect(store.loadCalls == before + 1, "reading the others loads nothing more")
+    #expect(HookLog.shared.take(store.identifier).count == 4, "each awakes when it is read")
+  }
+
+  @Test func theBatchSizeBoundsEachLoad() throws {
+    let (container, store, ids) = try Self.saved()
+    for (size, calls) in [(2, 3), (1, 5)] {
+      let context = container.newContext()
+      context.faultBatchSize = size
+      let novels = ids.compactMap { context.object(with: $0) as? HookedNovel }
+      let before = store.loadCalls
+      _ = novels.map(\.title)
+      #expect(store.loadCalls == before + calls, "batches of \(size)")
+    }
   }
 }

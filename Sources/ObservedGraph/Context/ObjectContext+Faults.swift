@@ -16,6 +16,12 @@ extension ObjectContext {
   /// A fault for an identifier the context's store may hold; nil without a store, for another
   /// store, an unknown or abstract entity, or an object that left the context.
   func fault(for id: ObjectID) -> ManagedObject? {
+    fault(for: id, batchable: true)
+  }
+
+  /// A fault; a batchable one waits in ``pendingFaults`` to be loaded with the next fault that
+  /// is read (a fault whose values come right away, from a to-many's rows, is not batchable).
+  func fault(for id: ObjectID, batchable: Bool) -> ManagedObject? {
     guard store != nil, id.storeIdentifier == registry.storeIdentifier,
       registry.anyObject(for: id) == nil, let entity = faultEntity(named: id.entityName),
       !entity.isAbstract, id.key > 0
@@ -23,7 +29,30 @@ extension ObjectContext {
     let object = makeObject(entity, id)
     object.isFaultFlag = true
     registry.register(object)
+    if batchable && faultBatchSize > 1 { pendingFaults.append(id.key) }
     return object
+  }
+
+  /// Other faults to load with `object`: up to ``faultBatchSize`` − 1 of those waiting, oldest
+  /// first, that are still faults without values; the ones passed over leave the list.
+  private func batch(with object: ManagedObject) -> [ManagedObject] {
+    var batch: [ManagedObject] = []
+    while batch.count < faultBatchSize - 1, pendingFaultsStart < pendingFaults.count {
+      let key = pendingFaults[pendingFaultsStart]
+      pendingFaultsStart += 1
+      guard key != object.objectKey, let other = registry.registeredObject(key: key),
+        other.isFaultFlag, other.marks & ManagedObject.prefilledMark == 0
+      else { continue }
+      batch.append(other)
+    }
+    if pendingFaultsStart == pendingFaults.count {
+      pendingFaults.removeAll(keepingCapacity: true)
+      pendingFaultsStart = 0
+    } else if pendingFaultsStart > 4_096 && pendingFaultsStart * 2 > pendingFaults.count {
+      pendingFaults.removeFirst(pendingFaultsStart)
+      pendingFaultsStart = 0
+    }
+    return batch
   }
 
   /// The entity of a name, the last one asked for kept: faults come in runs of one entity (the
@@ -45,8 +74,18 @@ extension ObjectContext {
     let id = object.objectID
     guard let store else { throw notFound(id) }
     if object.marks & ManagedObject.prefilledMark == 0 {
-      guard let stored = try store.loadObject(id) else { throw notFound(id) }
+      // Faults waiting to be read come in the same load (batch faulting), their values put in
+      // place: they stay faults until read, then cost no load.
+      let others = batch(with: object)
+      let loaded = try store.loadObjects([id] + others.map(\.objectID))
+      guard let stored = loaded.first, stored.id == id else { throw notFound(id) }
       try checkShape(stored, of: object)
+      if !others.isEmpty {
+        let rows = Dictionary(loaded.dropFirst().map { ($0.id.key, $0) }) { first, _ in first }
+        for other in others {
+          if let row = rows[other.objectKey], row.id == other.objectID { prefill(other, with: row) }
+        }
+      }
       put(stored, in: object)
       for property in object.entity.toManyProperties {
         if case .toMany(let ids) = stored.properties[property.slot] {
@@ -92,6 +131,16 @@ extension ObjectContext {
         + "has \(count) properties")
   }
 
+  /// Puts a store's row in a fault that has no values yet: it stays a fault, and reading it loads
+  /// nothing.
+  private func prefill(_ object: ManagedObject, with row: StoredObject) {
+    guard object.isFaultFlag, object.marks & ManagedObject.prefilledMark == 0,
+      row.properties.count == object.entity.properties.count
+    else { return }
+    put(row, in: object)
+    object.marks |= ManagedObject.prefilledMark
+  }
+
   /// Puts a stored object's attributes and to-one relationships in an object's slots.
   private func put(_ stored: StoredObject, in object: ManagedObject) {
     for property in object.entity.properties where !property.isToMany {
@@ -113,14 +162,11 @@ extension ObjectContext {
   ) {
     let collection = ObjectCollection(ordered: property.isOrdered)
     for (index, id) in ids.enumerated() {
-      guard let member = self.object(with: id), !collection.contains(member) else { continue }
-      if index < rows.count, member.isFaultFlag,
-        member.marks & ManagedObject.prefilledMark == 0,
-        rows[index].properties.count == member.entity.properties.count
-      {
-        put(rows[index], in: member)
-        member.marks |= ManagedObject.prefilledMark
-      }
+      let existing = registry.object(for: id)
+      guard let member = existing ?? fault(for: id, batchable: rows.isEmpty),
+        !collection.contains(member)
+      else { continue }
+      if index < rows.count { prefill(member, with: rows[index]) }
       collection.insertNew(member)
     }
     object.fill(collection.isEmpty ? nil : collection, at: property.slot)

@@ -34,6 +34,10 @@ public final class ObjectContext {
   let center = ObserverCenter()
   /// Undo steps.
   let recorder: UndoRecorder
+  /// Keys of faults made without values, oldest first from `pendingFaultsStart`: the next fault
+  /// read loads some of them with it (see ``faultBatchSize``).
+  @exclusivity(unchecked) var pendingFaults: [Int64] = []
+  @exclusivity(unchecked) var pendingFaultsStart = 0
   /// The entity of the last fault made (see `faultEntity(named:)`).
   @exclusivity(unchecked) var lastFaultEntity: EntityDescription?
   /// Who hears the context's saves.
@@ -102,6 +106,20 @@ public final class ObjectContext {
       registry.keySource = { store.reserveKeys(ObjectRegistry.keyBlockSize) }
     }
   }
+
+  /// How many faults one load from the store fulfils at most (batch faulting, as Core Data's):
+  /// reading a fault loads its values together with those of up to `faultBatchSize − 1` other
+  /// faults made before it (by ``object(with:)`` or as the objects of to-one relationships),
+  /// oldest first, in one query. They stay faults until read, and reading them loads nothing.
+  /// 100 by default; 1 loads each fault alone. Members of a to-many relationship always come in
+  /// one query with their values.
+  ///
+  /// ```swift
+  /// context.faultBatchSize = 50
+  /// let books = ids.compactMap { context.object(with: $0) as? Book }
+  /// let titles = books.map(\.title)   // 50 books per query
+  /// ```
+  public var faultBatchSize = 100
 
   /// Whether the context's objects take part in Swift Observation: fixed when the context is made.
   ///
