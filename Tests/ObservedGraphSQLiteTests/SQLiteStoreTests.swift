@@ -1,6 +1,7 @@
 import Foundation
 import ObservedGraph
 import Testing
+import UndoLog
 
 @testable import ObservedGraphSQLite
 
@@ -157,6 +158,56 @@ final class ShopPage: ManagedObject {
     #expect(try Self.dump(url.path) != before)
     let reader = container.newContext()
     #expect((reader.object(with: ids[0]) as? ShopBook)?.title == "changed")
+  }
+
+  @Test func aConstraintFailureRollsTheSaveBackWhole() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("shop.sqlite")
+    let (store, context, books) = try Self.savedShop(at: url)
+    books[0].title = "changed"
+    let page = context.insert(ShopPage.self)
+    // Another writer took the page's key meanwhile.
+    try store.connection.statement(
+      #"INSERT INTO "ShopPage" ("og_pk", "og_entity", "text") VALUES (?, 3, 'theirs')"#
+    ).run([.integer(page.objectID.key)])
+    let before = try Self.dump(url.path)
+    let error = #expect(throws: SQLiteError.self) { try context.save() }
+    #expect(error?.kind == .constraint)
+    #expect(try Self.dump(url.path) == before, "the title change was rolled back too")
+    #expect(page.isInserted && books[0].isUpdated && context.hasChanges)
+  }
+
+  @Test func undoAndRefreshWorkAcrossSavesOnAFile() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("shop.sqlite")
+    let (store, context, books) = try Self.savedShop(at: url)
+    context.undoLog = UndoLog()
+    let dune = books[0]
+    let pages = dune.pages
+    try context.delete(dune)
+    context.processPendingChanges()
+    try context.save()
+    #expect(try store.loadObjects([dune.objectID]).isEmpty)
+    try context.undoLog?.undo()
+    #expect(dune.context === context && dune.pages == pages && dune.isInserted)
+    try context.save()
+    let reader = PersistentContainer(store: store).newContext()
+    let again = try #require(reader.object(with: dune.objectID) as? ShopBook)
+    #expect(again.title == "Dune" && again.pages.map(\.text) == ["page 1", "page 2", "page 3"])
+    // A change, saved, then the object refreshed into a fault: undo still restores it.
+    again.title = "Dune Messiah"
+    reader.undoLog = UndoLog()
+    again.price = 20
+    reader.processPendingChanges()
+    try reader.save()
+    try reader.refresh(again, mergeChanges: false)
+    #expect(again.isFault)
+    try reader.undoLog?.undo()
+    #expect(again.price == 12.5 && again.title == "Dune Messiah")
+    try reader.save()
+    let stored = try #require(try store.loadObject(dune.objectID))
+    #expect(stored.properties[0] == .attribute(.string("Dune Messiah")))
+    #expect(stored.properties[1] == .attribute(.double(12.5)), "the undone price was saved")
   }
 
   @Test func aFullDiskFailsTheSaveAndLeavesTheFileAsItWas() throws {
