@@ -311,7 +311,10 @@ extension ManagedObject {
   private func relationshipReference(_ property: Property) -> AnyObject? {
     if isFaultFlag { fulfilFaultOrStop() }
     let reference = heldReference(property)
-    if reference === ObjectCollection.unloaded { return loadToManyOrStop(property) }
+    // Only a to-many slot can be a fault; a to-one read skips the sentinel's global.
+    if property.isToMany, reference === ObjectCollection.unloaded {
+      return loadToManyOrStop(property)
+    }
     return reference
   }
 
