@@ -89,7 +89,7 @@ extension ObjectContext {
   /// or in a context without a store (there is nothing to load again).
   ///
   /// ```swift
-  /// context.refresh(book, mergeChanges: false)
+  /// try context.refresh(book, mergeChanges: false)
   /// #expect(book.isFault)
   /// print(book.title)   // loaded again: awakeFromFetch runs
   /// ```
