@@ -323,6 +323,7 @@ public final class SQLiteStore: PersistentStore {
       (nextKey, reservedEnd) = keys
       throw error
     }
+    metadata["nextKey"] = String(reservedEnd)
   }
 
   private func delete(_ id: ObjectID) throws {

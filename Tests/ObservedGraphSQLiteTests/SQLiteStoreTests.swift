@@ -320,6 +320,7 @@ final class ShopPage: ManagedObject {
     try a.save()
     try b.save()
     #expect(keys.count == 7100)
+    #expect(first.metadata["nextKey"].flatMap { Int64($0) }.map { $0 > keys.max()! } == true)
   }
 
   @Test func theTraceShowsEachStatementWithItsValuesAndTime() throws {
