@@ -159,7 +159,7 @@ enum StoreBench {
     let reaches = Timing.interleaved(
       rounds: rounds,
       [
-        ("ours", { reachOurs(oursFile, ownerIDs, sizes).nanoseconds }),
+        ("ours", { reachOurs(oursFile, ownerIDs, sizes, hold: true).nanoseconds }),
         ("raw", { reachRaw(rawFile, sizes) }),
         ("grdb", { reachGRDB(grdbFile, sizes) }),
       ])

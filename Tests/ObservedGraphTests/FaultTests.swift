@@ -440,3 +440,64 @@ struct BatchFaultingTests {
     }
   }
 }
+
+@Suite("Objects that relate to each other leave memory")
+struct ReleasingTests {
+  @Test func aLoadedToManyDoesNotKeepItsMembersAlive() throws {
+    let (container, store, ids) = try ToManyFaultTests.saved()
+    let context = container.newContext()
+    weak var weakFiction: BookCategory?
+    weak var weakDune: Book?
+    do {
+      let fiction = try #require(context.object(with: ids[0]) as? BookCategory)
+      let books = fiction.books
+      #expect(books.count == 2)
+      weakFiction = fiction
+      weakDune = books.first { $0.objectID == ids[1] }
+      #expect(weakDune?.category === fiction, "each book holds its category")
+    }
+    // The context keeps the last loaded relationships' members alive; forget them.
+    context.recentlyLoaded.removeAll()
+    #expect(weakDune == nil && weakFiction == nil, "the category and its books are freed")
+    #expect(!context.registeredObjects.contains { $0.objectID == ids[1] })
+    _ = store
+  }
+
+  @Test func aMemberThatLeftMemoryComesBackWhenTheRelationshipIsRead() throws {
+    let (container, store, ids) = try ToManyFaultTests.saved()
+    let context = container.newContext()
+    let fiction = try #require(context.object(with: ids[0]) as? BookCategory)
+    weak var weakEmma: Book?
+    do {
+      let books = fiction.books
+      weakEmma = books.first { $0.objectID == ids[2] }
+    }
+    context.recentlyLoaded.removeAll()
+    #expect(weakEmma == nil, "Emma was held by nobody")
+    let loads = store.memberLoads.count
+    let again = fiction.books
+    #expect(store.memberLoads.count == loads + 1, "the relationship loads again")
+    #expect(Set(again.map(\.objectID)) == [ids[1], ids[2]])
+    #expect(again.map(\.title).sorted() == ["Dune", "Emma"])
+  }
+
+  @Test func aRelationshipWithUnsavedChangesKeepsItsMembers() throws {
+    let (container, store, ids) = try ToManyFaultTests.saved()
+    let context = container.newContext()
+    let fiction = try #require(context.object(with: ids[0]) as? BookCategory)
+    weak var weakEmma: Book?
+    do {
+      weakEmma = fiction.books.first { $0.objectID == ids[2] }
+      let added = context.insert(Book.self)
+      added.title = "New"
+      added.category = fiction  // fiction.books now has an unsaved change
+    }
+    context.recentlyLoaded.removeAll()
+    #expect(weakEmma != nil, "kept: the store does not have the relationship as it is now")
+    let loads = store.memberLoads.count
+    #expect(fiction.books.count == 3)
+    #expect(store.memberLoads.count == loads, "nothing to load again")
+    try context.save()
+    #expect(Set(try store.base.loadMembers(of: ids[0], relationship: "books").map(\.id)).count == 3)
+  }
+}

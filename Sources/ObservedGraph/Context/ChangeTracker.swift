@@ -39,6 +39,7 @@ final class ChangeTracker {
       object.changes.originals[slot] = original()
     }
     object.changes.insert(slot)
+    object.retainMembers(ofSlot: slot)
   }
 
   /// Puts a slot's tracking back to a state recorded before (undo and redo).
@@ -49,6 +50,7 @@ final class ChangeTracker {
     case .changed, .changedFrom:
       if object.changes.isEmpty { noteDirty(object) }
       object.changes.insert(slot)
+      object.retainMembers(ofSlot: slot)
       if !object.isInsertedFlag, case .changedFrom(let original) = state {
         object.changes.originals[slot] = original
       }

@@ -49,8 +49,8 @@ extension ObjectContext {
       shapesAreQuiet = shapesAreQuiet && entity.deletesQuietly
       for property in entity.cascadingRelationships {
         if property.isToMany {
-          next.collection(property)?.items.withUnsafeBufferPointer { members in
-            for member in members.reversed() { stack.append(Unmanaged.passUnretained(member)) }
+          if let collection = next.collection(property) {
+            stack.append(contentsOf: collection.references.reversed())
           }
         } else if let member = next.toOne(property) {
           stack.append(Unmanaged.passUnretained(member))

@@ -131,6 +131,20 @@ extension ObjectContext {
         + "has \(count) properties")
   }
 
+  /// Keeps the members of the last ``recentlyLoadedLimit`` loaded to-many relationships alive.
+  private func keepRecentlyLoaded(_ members: [ManagedObject]) {
+    guard !members.isEmpty else { return }
+    if recentlyLoaded.count < Self.recentlyLoadedLimit {
+      recentlyLoaded.append(members)
+    } else {
+      recentlyLoaded[recentlyLoadedNext] = members
+    }
+    recentlyLoadedNext = (recentlyLoadedNext + 1) % Self.recentlyLoadedLimit
+  }
+
+  /// How many loaded to-many relationships keep their members alive.
+  static let recentlyLoadedLimit = 8
+
   /// Puts a store's row in a fault that has no values yet: it stays a fault, and reading it loads
   /// nothing.
   private func prefill(_ object: ManagedObject, with row: StoredObject) {
@@ -161,6 +175,8 @@ extension ObjectContext {
     _ ids: [ObjectID], rows: [StoredObject], in object: ManagedObject, _ property: Property
   ) {
     let collection = ObjectCollection(ordered: property.isOrdered)
+    var members: [ManagedObject] = []
+    members.reserveCapacity(ids.count)
     for (index, id) in ids.enumerated() {
       let existing = registry.object(for: id)
       guard let member = existing ?? fault(for: id, batchable: rows.isEmpty),
@@ -168,8 +184,13 @@ extension ObjectContext {
       else { continue }
       if index < rows.count { prefill(member, with: rows[index]) }
       collection.insertNew(member)
+      members.append(member)
     }
     object.fill(collection.isEmpty ? nil : collection, at: property.slot)
+    // The store has every member: the collection lets them go, and the context keeps the last
+    // few loaded relationships' members alive so that using one again costs no load.
+    keepRecentlyLoaded(members)
+    collection.stopRetaining(registry: registry)
   }
 }
 

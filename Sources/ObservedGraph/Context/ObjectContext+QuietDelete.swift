@@ -102,9 +102,7 @@ extension ObjectContext {
       // object whole.
       if property.isToMany {
         guard let collection = victim.collection(property), !collection.isEmpty else { continue }
-        collection.items.withUnsafeBufferPointer { members in
-          for member in members { unlink(member, inverse) }
-        }
+        collection.forEach { unlink($0, inverse) }
         edit(victim, property, .collection, other: nil, collection: collection) {
           victim.setRelationshipReference(nil, for: property)
         }
@@ -130,7 +128,7 @@ extension ManagedObject {
   /// Calls `body` with each object a relationship holds, without making an array.
   func forEachMember(_ property: Property, _ body: (ManagedObject) -> Void) {
     if property.isToMany {
-      collection(property)?.items.forEach(body)
+      collection(property)?.forEach(body)
     } else if let object = toOne(property) {
       body(object)
     }

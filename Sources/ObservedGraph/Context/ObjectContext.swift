@@ -38,6 +38,10 @@ public final class ObjectContext {
   /// read loads some of them with it (see ``faultBatchSize``).
   @exclusivity(unchecked) var pendingFaults: [Int64] = []
   @exclusivity(unchecked) var pendingFaultsStart = 0
+  /// The members of the last loaded to-many relationships, kept alive (see
+  /// `keepRecentlyLoaded(_:)`), and where the next goes.
+  @exclusivity(unchecked) var recentlyLoaded: [[ManagedObject]] = []
+  @exclusivity(unchecked) var recentlyLoadedNext = 0
   /// The entity of the last fault made (see `faultEntity(named:)`).
   @exclusivity(unchecked) var lastFaultEntity: EntityDescription?
   /// Who hears the context's saves.

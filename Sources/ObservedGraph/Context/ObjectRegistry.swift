@@ -37,6 +37,9 @@ final class ObjectRegistry {
     }
   }
   @exclusivity(unchecked) private var nextKey: Int64 = 1
+  /// How many objects of the context left memory: a collection that does not retain its members
+  /// checks them only when this moved (see `ObjectCollection.membersAreAlive()`).
+  @exclusivity(unchecked) private(set) var freedCount: UInt64 = 0
   /// The end of the keys the registry may give out; without a store, unbounded.
   @exclusivity(unchecked) private var keyBlockEnd: Int64 = .max
   /// Where keys come from when the block runs out: the store's ``PersistentStore/reserveKeys(_:)``.
@@ -142,6 +145,11 @@ final class ObjectRegistry {
     return object
   }
 
+  /// Where the registered or detached object with a key is, without a reference to it.
+  func address(ofKey key: Int64) -> UnsafeMutableRawPointer? {
+    (registered.cachedValue(forKey: key) ?? detached[key])?.address
+  }
+
   /// Every registered object.
   var registeredObjects: [ManagedObject] { registered.values.map(\.object) }
 
@@ -166,6 +174,7 @@ final class ObjectRegistry {
 
   /// Called from an object's `deinit`: it leaves whichever table holds it.
   func forget(_ key: Int64, at address: UnsafeMutableRawPointer) {
+    freedCount &+= 1
     if registered[key]?.address == address {
       registered[key] = nil
     } else if detached[key]?.address == address {

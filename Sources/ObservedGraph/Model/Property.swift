@@ -100,7 +100,7 @@ final class Property: @unchecked Sendable {
   func snapshot(of held: Any?) -> SnapshotValue {
     if isToMany {
       let objects =
-        (held as? [ManagedObject]) ?? (held as? ObjectCollection).map { Array($0.items) } ?? []
+        (held as? [ManagedObject]) ?? (held as? ObjectCollection)?.items ?? []
       return .toMany(objects.map(\.objectID))
     }
     if isRelationship {

@@ -312,8 +312,14 @@ extension ManagedObject {
     if isFaultFlag { fulfilFaultOrStop() }
     let reference = heldReference(property)
     // Only a to-many slot can be a fault; a to-one read skips the sentinel's global.
-    if property.isToMany, reference === ObjectCollection.unloaded {
-      return loadToManyOrStop(property)
+    if property.isToMany, let reference {
+      let collection = unsafeDowncast(reference, to: ObjectCollection.self)
+      if collection === ObjectCollection.unloaded { return loadToManyOrStop(property) }
+      if !collection.retains && !collection.membersAreAlive() {
+        // A member the collection did not retain left memory: the store has them all.
+        setRelationshipReference(ObjectCollection.unloaded, for: property)
+        return loadToManyOrStop(property)
+      }
     }
     return reference
   }
@@ -327,9 +333,21 @@ extension ManagedObject {
     return storage.reference(at: entity.storageIndex[property.slot])
   }
 
-  /// Whether a to-many slot is a to-many fault: its members are still in the store.
+  /// Whether a to-many slot is a to-many fault — its members are still in the store — or holds
+  /// members some of which left memory (reading it loads them again).
   func isToManyFault(_ property: Property) -> Bool {
-    !isFaultFlag && heldReference(property) === ObjectCollection.unloaded
+    guard property.isToMany, !isFaultFlag, let held = heldReference(property) else { return false }
+    let collection = unsafeDowncast(held, to: ObjectCollection.self)
+    return collection === ObjectCollection.unloaded || !collection.membersAreAlive()
+  }
+
+  /// Makes a to-many slot's collection retain its members: the slot is about to hold unsaved
+  /// changes, which the store does not have.
+  func retainMembers(ofSlot slot: Int) {
+    let property = entity.properties[slot]
+    guard property.isToMany, let held = heldReference(property) else { return }
+    let collection = unsafeDowncast(held, to: ObjectCollection.self)
+    if collection !== ObjectCollection.unloaded { collection.startRetaining() }
   }
 
   /// The objects a relationship slot holds without loading anything: nil for a to-many fault.
@@ -391,7 +409,7 @@ extension ManagedObject {
 
   /// The objects a relationship slot holds, in order (empty for none).
   func members(_ property: Property) -> [ManagedObject] {
-    if property.isToMany { return collection(property).map { Array($0.items) } ?? [] }
+    if property.isToMany { return collection(property)?.items ?? [] }
     return toOne(property).map { [$0] } ?? []
   }
 
@@ -399,7 +417,7 @@ extension ManagedObject {
   func publicValue(_ property: Property, tracking: Bool) -> Any? {
     let held = read(property.slot, tracking: tracking)
     guard property.isToMany else { return held }
-    let members = (held as? ObjectCollection).map { Array($0.items) } ?? []
+    let members = (held as? ObjectCollection)?.items ?? []
     return property.isOrdered ? members : Set(members) as Any
   }
 

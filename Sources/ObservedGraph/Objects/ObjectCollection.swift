@@ -4,6 +4,13 @@
 /// Unordered relationships keep an exact position map and remove by swapping with the last member,
 /// so insert, remove and contains are O(1). Ordered relationships keep the members' order; removing
 /// from the middle is O(n), as for any array.
+///
+/// **Retaining.** A collection retains its members, except one that a context with a store loaded
+/// and that has no unsaved change (see ``stopRetaining(registry:)``): its members are all in the
+/// store, so it does not keep them alive, and objects that relate to each other (a category and
+/// its books) can leave memory when the app lets go of them. Such a collection remembers its
+/// members' keys and the registry's count of freed objects; ``membersAreAlive()`` tells whether a
+/// member went away since, and the one read path then loads the relationship again.
 final class ObjectCollection {
   /// What a to-many slot of a loaded object holds until the relationship is first used: its
   /// members are in the store, and the first use loads them in one query (a to-many fault).
@@ -11,16 +18,37 @@ final class ObjectCollection {
   /// collection.
   nonisolated(unsafe) static let unloaded = ObjectCollection(ordered: false)
 
-  @exclusivity(unchecked) private(set) var items: ContiguousArray<ManagedObject> = []
+  /// The members, retained by the collection while ``retains`` is true.
+  @exclusivity(unchecked) private(set) var references: ContiguousArray<Unmanaged<ManagedObject>> =
+    []
   @exclusivity(unchecked) private var positions = IdentityPositions()
   let isOrdered: Bool
+  /// Whether the collection retains its members.
+  @exclusivity(unchecked) private(set) var retains = true
+  /// While not retaining: the members' keys, beside ``references``; the registry; and its count
+  /// of freed objects when the members were last known alive.
+  @exclusivity(unchecked) private var keys: ContiguousArray<Int64> = []
+  private weak var registry: ObjectRegistry?
+  @exclusivity(unchecked) private var freedStamp: UInt64 = 0
 
   init(ordered: Bool) {
     self.isOrdered = ordered
   }
 
-  var count: Int { items.count }
-  var isEmpty: Bool { items.isEmpty }
+  deinit {
+    if retains { for reference in references { reference.release() } }
+  }
+
+  var count: Int { references.count }
+  var isEmpty: Bool { references.isEmpty }
+
+  /// The members, in order.
+  var items: [ManagedObject] { references.map { $0.takeUnretainedValue() } }
+
+  /// Calls `body` with each member, in order.
+  func forEach(_ body: (ManagedObject) -> Void) {
+    for reference in references { body(reference.takeUnretainedValue()) }
+  }
 
   func contains(_ object: ManagedObject) -> Bool {
     positions[object] != nil
@@ -29,59 +57,119 @@ final class ObjectCollection {
   func index(of object: ManagedObject) -> Int? {
     guard let position = positions[object] else { return nil }
     if !isOrdered { return position }
-    return items.firstIndex { $0 === object }
+    let address = Unmanaged.passUnretained(object).toOpaque()
+    return references.firstIndex { $0.toOpaque() == address }
+  }
+
+  private func reference(_ object: ManagedObject) -> Unmanaged<ManagedObject> {
+    retains ? Unmanaged.passRetained(object) : Unmanaged.passUnretained(object)
   }
 
   /// Inserts a non-member at `index` (ordered) or at the end.
   func insert(_ object: ManagedObject, at index: Int? = nil) {
     precondition(!contains(object), "ObservedGraph: \(object) is already in the collection")
-    if isOrdered, let index, index < items.count {
-      items.insert(object, at: index)
+    if isOrdered, let index, index < references.count {
+      references.insert(reference(object), at: index)
+      if !retains { keys.insert(object.objectKey, at: index) }
       positions.set(object, index)
     } else {
-      positions.set(object, items.count)
-      items.append(object)
+      positions.set(object, references.count)
+      references.append(reference(object))
+      if !retains { keys.append(object.objectKey) }
     }
   }
 
-  /// Removes a member; returns the index it had (meaningful for ordered collections).
   /// Adds an object the caller found not to be a member yet, at the end: one hash, where
   /// ``insert(_:at:)`` checks membership first (benchmark row "to-many insert with inverse
   /// upkeep").
   func insertNew(_ object: ManagedObject) {
     assert(!contains(object), "ObservedGraph: \(object) is already in the collection")
-    positions.set(object, items.count)
-    items.append(object)
+    positions.set(object, references.count)
+    references.append(reference(object))
+    if !retains { keys.append(object.objectKey) }
   }
 
+  /// Removes a member; returns the index it had (meaningful for ordered collections).
   @discardableResult
   func remove(_ object: ManagedObject) -> Int {
     guard let position = positions.remove(object) else {
       preconditionFailure("ObservedGraph: \(object) is not in the collection")
     }
+    let index: Int
     if isOrdered {
-      let index = items.firstIndex { $0 === object }!
-      items.remove(at: index)
-      return index
+      let address = Unmanaged.passUnretained(object).toOpaque()
+      index = references.firstIndex { $0.toOpaque() == address }!
+      references.remove(at: index)
+      if !retains { keys.remove(at: index) }
+    } else {
+      index = position
+      let last = references.count - 1
+      if position != last {
+        references.swapAt(position, last)
+        if !retains { keys.swapAt(position, last) }
+        positions.set(references[position].takeUnretainedValue(), position)
+      }
+      references.removeLast()
+      if !retains { keys.removeLast() }
     }
-    let last = items.count - 1
-    if position != last {
-      items.swapAt(position, last)
-      positions.set(items[position], position)
-    }
-    items.removeLast()
-    return position
+    if retains { Unmanaged.passUnretained(object).release() }
+    return index
   }
 
   func removeAll() {
-    items.removeAll()
+    if retains { for reference in references { reference.release() } }
+    references.removeAll()
+    keys.removeAll()
     positions.removeAll()
   }
 
+  /// A retaining copy (the members are alive: the caller read them through the read path).
   func copy() -> ObjectCollection {
     let copy = ObjectCollection(ordered: isOrdered)
-    copy.items = items
+    for reference in references { _ = reference.retain() }
+    copy.references = references
     copy.positions = positions
     return copy
+  }
+
+  // MARK: Retaining
+
+  /// Stops retaining the members (a loaded relationship without unsaved changes, in a context
+  /// with a store): from now on a member the app lets go of may leave memory.
+  func stopRetaining(registry: ObjectRegistry) {
+    guard retains, self !== Self.unloaded else { return }
+    keys = ContiguousArray(references.map { $0.takeUnretainedValue().objectKey })
+    self.registry = registry
+    freedStamp = registry.freedCount
+    retains = false
+    // Last: releasing may end members, which the registry counts.
+    for reference in references { reference.release() }
+  }
+
+  /// Retains the members again (the relationship is about to have unsaved changes). They must be
+  /// alive: the caller read the collection through the read path.
+  func startRetaining() {
+    guard !retains else { return }
+    for reference in references { _ = reference.retain() }
+    retains = true
+    keys.removeAll()
+    registry = nil
+  }
+
+  /// Whether every member is still in memory: always while the collection retains them;
+  /// otherwise, when no object of the context was freed since the last check, or each member's
+  /// key still names an object at the member's address.
+  func membersAreAlive() -> Bool {
+    guard !retains else { return true }
+    guard let registry else { return false }
+    let freed = registry.freedCount
+    if freed == freedStamp { return true }
+    for (index, reference) in references.enumerated() {
+      guard let address = registry.address(ofKey: keys[index]),
+        address == UnsafeMutableRawPointer(reference.toOpaque())
+      else { return false }
+    }
+    freedStamp = freed
+    return true
   }
 }
