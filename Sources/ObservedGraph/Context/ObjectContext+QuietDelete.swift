@@ -102,7 +102,7 @@ extension ObjectContext {
       // object whole.
       if property.isToMany {
         guard let collection = victim.collection(property), !collection.isEmpty else { continue }
-        collection.forEach { unlink($0, inverse) }
+        for reference in collection.references { unlink(reference.takeUnretainedValue(), inverse) }
         edit(victim, property, .collection, other: nil, collection: collection) {
           victim.setRelationshipReference(nil, for: property)
         }
