@@ -7,7 +7,8 @@ import Foundation
 /// **Which objects it holds strongly.** Each entry refers to its object without retaining it (the
 /// object leaves the table from its `deinit`) and, while ``retainsObjects`` is true, also holds it
 /// strongly. What keeps objects alive is, besides the app's own references and the relationships
-/// between objects:
+/// between objects (a to-one reference always; a to-many collection unless a context with a store
+/// loaded it and it has no unsaved change, see `ObjectCollection.stopRetaining(registry:)`):
 /// - the change tracker, which holds every object with unsaved changes (inserted, updated or
 ///   deleted) until the save;
 /// - the registry's entries, which hold every registered object while the context has no way to
