@@ -123,15 +123,6 @@ final class ObjectCollection {
     positions.removeAll()
   }
 
-  /// A retaining copy (the members are alive: the caller read them through the read path).
-  func copy() -> ObjectCollection {
-    let copy = ObjectCollection(ordered: isOrdered)
-    for reference in references { _ = reference.retain() }
-    copy.references = references
-    copy.positions = positions
-    return copy
-  }
-
   // MARK: Retaining
 
   /// Stops retaining the members (a loaded relationship without unsaved changes, in a context
