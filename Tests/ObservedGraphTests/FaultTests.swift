@@ -501,3 +501,20 @@ struct ReleasingTests {
     #expect(Set(try store.base.loadMembers(of: ids[0], relationship: "books").map(\.id)).count == 3)
   }
 }
+
+extension ReleasingTests {
+  @Test func keyValueCodingReadsARelationshipWhoseMembersLeftMemory() throws {
+    let (container, store, ids) = try ToManyFaultTests.saved()
+    let context = container.newContext()
+    let fiction = try #require(context.object(with: ids[0]) as? BookCategory)
+    _ = fiction.books.count
+    context.recentlyLoaded.removeAll()
+    let loads = store.memberLoads.count
+    let books = try #require(try fiction.value(forKey: "books") as? Set<ManagedObject>)
+    #expect(Set(books.map(\.objectID)) == [ids[1], ids[2]])
+    #expect(store.memberLoads.count == loads + 1, "loaded again, as the typed getter does")
+    context.recentlyLoaded.removeAll()
+    let path = try #require(try fiction.value(forKeyPath: "books.title") as? Set<String>)
+    #expect(path == ["Dune", "Emma"])
+  }
+}

@@ -63,9 +63,9 @@ extension ObjectContext {
     return lastFaultEntity
   }
 
-  /// Loads a fault's values. Nothing is tracked, observed or recorded.
-  ///
-  /// A fault a to-many load prefilled loads only its own to-many relationships.
+  /// Loads a fault's values. Nothing is tracked, observed or recorded. Its to-many
+  /// relationships become to-many faults, unless the store gave their members; a fault a load
+  /// prefilled loads nothing.
   ///
   /// - Throws: ``ObjectGraphError/Kind/objectNotFound`` when the store has no such object (or
   ///   there is no store), or what the store throws.

@@ -20,11 +20,11 @@ extension ManagedObject {
   final func read(_ slot: Int, tracking: Bool, keyPath: AnyKeyPath? = nil) -> Any? {
     if isFaultFlag { fulfilFaultOrStop() }
     if tracking { noteAccess(slot, keyPath) }
-    let value = load(slot)
-    if let collection = value as? ObjectCollection, collection === ObjectCollection.unloaded {
-      return loadToManyOrStop(entity.properties[slot])
-    }
-    return value
+    // A to-many slot is read where every relationship read is: a fault or members that left
+    // memory load there.
+    let property = entity.properties[slot]
+    if property.isToMany { return relationshipReference(property) }
+    return load(slot)
   }
 
   /// Whether a typed getter's read needs nothing but the registrar's `access`: the object is
@@ -314,10 +314,7 @@ extension ManagedObject {
     // Only a to-many slot can be a fault; a to-one read skips the sentinel's global.
     if property.isToMany, let reference {
       let collection = unsafeDowncast(reference, to: ObjectCollection.self)
-      if collection === ObjectCollection.unloaded { return loadToManyOrStop(property) }
-      if !collection.retains && !collection.membersAreAlive() {
-        // A member the collection did not retain left memory: the store has them all.
-        setRelationshipReference(ObjectCollection.unloaded, for: property)
+      if collection === ObjectCollection.unloaded || !collection.membersAreAlive() {
         return loadToManyOrStop(property)
       }
     }
@@ -368,12 +365,14 @@ extension ManagedObject {
     }
   }
 
-  /// Loads a to-many fault's members now (does nothing for a loaded one); its collection.
+  /// Loads a to-many fault's members now — or loads them again when one of them left memory
+  /// (see `ObjectCollection.membersAreAlive()`); does nothing for a loaded one. Its collection.
   @discardableResult
   func loadToMany(_ property: Property) throws -> ObjectCollection? {
-    let held = heldReference(property)
-    guard held === ObjectCollection.unloaded else {
-      return held.map { unsafeDowncast($0, to: ObjectCollection.self) }
+    guard let held = heldReference(property) else { return nil }
+    let collection = unsafeDowncast(held, to: ObjectCollection.self)
+    if collection !== ObjectCollection.unloaded && collection.membersAreAlive() {
+      return collection
     }
     guard let context = link?.context, lifecycle == .registered || lifecycle == .detached else {
       throw ObjectGraphError(
