@@ -270,15 +270,32 @@ final class ShopPage: ManagedObject {
     #expect(try again.loadObject(id) != nil)
   }
 
-  @Test func keysAreUniqueAcrossStoresOnOneFileAndStableAcrossReopening() throws {
+  /// A file in a new folder (kept alive by the caller) and options with a key block size.
+  static func file(keyBlockSize: Int) throws -> (
+    SQLiteConnectionTests.Folder, URL, SQLiteStore.Options
+  ) {
     let folder = try SQLiteConnectionTests.Folder()
-    let url = folder.url.appendingPathComponent("shop.sqlite")
     var options = SQLiteStore.Options()
-    options.keyBlockSize = 8
+    options.keyBlockSize = keyBlockSize
+    return (folder, folder.url.appendingPathComponent("shop.sqlite"), options)
+  }
+
+  /// Two stores on one file, as two processes would open it, and a context on each.
+  static func twoStores(_ url: URL, _ options: SQLiteStore.Options) throws
+    -> (SQLiteStore, SQLiteStore, ObjectContext, ObjectContext)
+  {
     let first = try SQLiteStore(url: url, model: Self.shop, options: options)
     let second = try SQLiteStore(url: url, model: Self.shop, options: options)
-    let a = PersistentContainer(store: first).viewContext
-    let b = PersistentContainer(store: second).viewContext
+    return (
+      first, second, PersistentContainer(store: first).viewContext,
+      PersistentContainer(store: second).viewContext
+    )
+  }
+
+  @Test func keysAreUniqueAcrossStoresOnOneFileAndStableAcrossReopening() throws {
+    let (folder, url, options) = try Self.file(keyBlockSize: 8)
+    defer { withExtendedLifetime(folder) {} }
+    let (first, second, a, b) = try Self.twoStores(url, options)
     var keys: Set<Int64> = []
     for _ in 0..<20 {
       keys.insert(a.insert(ShopPage.self).objectID.key)
@@ -301,14 +318,9 @@ final class ShopPage: ManagedObject {
   /// Contexts draw 1,024 keys at a time: a store whose block is larger gives out its block in
   /// several draws, and must not run on into a block another store reserved meanwhile.
   @Test func aStoreNeverRunsIntoABlockAnotherReservedMeanwhile() throws {
-    let folder = try SQLiteConnectionTests.Folder()
-    let url = folder.url.appendingPathComponent("shop.sqlite")
-    var options = SQLiteStore.Options()
-    options.keyBlockSize = 3000
-    let first = try SQLiteStore(url: url, model: Self.shop, options: options)
-    let second = try SQLiteStore(url: url, model: Self.shop, options: options)
-    let a = PersistentContainer(store: first).viewContext
-    let b = PersistentContainer(store: second).viewContext
+    let (folder, url, options) = try Self.file(keyBlockSize: 3000)
+    defer { withExtendedLifetime(folder) {} }
+    let (first, _, a, b) = try Self.twoStores(url, options)
     var keys: Set<Int64> = []
     for _ in 0..<1100 { keys.insert(a.insert(ShopPage.self).objectID.key) }
     try a.save()  // more than half of the first block is given out
