@@ -160,6 +160,12 @@ enum StoreBench {
       rounds: rounds,
       [
         ("ours", { reachOurs(oursFile, ownerIDs, sizes, hold: true).nanoseconds }),
+        (
+          "oursOff",
+          {
+            reachOurs(oursFile, ownerIDs, sizes, hold: true, participates: false).nanoseconds
+          }
+        ),
         ("raw", { reachRaw(rawFile, sizes) }),
         ("grdb", { reachGRDB(grdbFile, sizes) }),
       ])
@@ -172,8 +178,19 @@ enum StoreBench {
     reach.peers[.grdb] = reaches["grdb"].map { Double(sizes.items) / ($0 / 1e9) }
     reach.check("vsGRDB", "≥ 1 × GRDB", reach.ratios[.grdb], limit: 1, atLeast: true)
     reach.check("vsSQLite", "≥ 0.5 × raw C API", reach.ratios[.sqliteC], limit: 0.5, atLeast: true)
+    // The same reach in a context that does not take part in Swift Observation (servers,
+    // tools): its objects have no registrar. Same peers, same run.
+    var reachOff = Row(
+      key: "storeReachParticipationOff",
+      title: "SQLite store: the same reach, Swift Observation participation off",
+      unit: "objects/s")
+    reachOff.ours = reaches["oursOff"].map { Double(sizes.items) / ($0 / 1e9) }
+    reachOff.peers = reach.peers
+    reachOff.check("vsGRDB", "≥ 1 × GRDB", reachOff.ratios[.grdb], limit: 1, atLeast: true)
+    reachOff.check(
+      "vsSQLite", "≥ 0.5 × raw C API", reachOff.ratios[.sqliteC], limit: 0.5, atLeast: true)
 
-    return [save, reach] + memoryRows(oursFile, ownerIDs, sizes)
+    return [save, reach, reachOff] + memoryRows(oursFile, ownerIDs, sizes)
   }
 
   // MARK: Ours
@@ -205,12 +222,13 @@ enum StoreBench {
 
   /// Opens the file in a new store and context, reaches every item through its owner and reads
   /// its title; returns the time and what the user holds (the items and owners).
-  static func reachOurs(_ url: URL, _ owners: [ObjectID], _ sizes: Sizes, hold: Bool = false)
-    -> (nanoseconds: Double, context: ObjectContext, held: [StoreItem])
-  {
+  static func reachOurs(
+    _ url: URL, _ owners: [ObjectID], _ sizes: Sizes, hold: Bool = false, participates: Bool = true
+  ) -> (nanoseconds: Double, context: ObjectContext, held: [StoreItem]) {
     do {
       let store = try SQLiteStore(url: url, model: model)
-      let context = PersistentContainer(store: store).newContext()
+      let context = PersistentContainer(store: store).newContext(
+        participatesInSwiftObservation: participates)
       var held: [StoreItem] = []
       if hold { held.reserveCapacity(sizes.items) }
       var sum = 0

@@ -22,7 +22,7 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 /// ```
 final class SQLiteStatement {
   let sql: String
-  private var handle: OpaquePointer?
+  private(set) var handle: OpaquePointer?
   private unowned let connection: SQLiteConnection
 
   init(sql: String, handle: OpaquePointer, connection: SQLiteConnection) {
@@ -78,7 +78,7 @@ final class SQLiteStatement {
 
   /// The current row of a statement, valid inside ``forEachRow(_:_:)``'s body.
   struct Row {
-    fileprivate let statement: SQLiteStatement
+    let statement: SQLiteStatement
 
     /// The value of a column (from 0).
     func value(at column: Int) -> SQLiteValue { statement.value(at: column) }

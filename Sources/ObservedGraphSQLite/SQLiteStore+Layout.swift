@@ -46,8 +46,8 @@ final class EntityLayout {
   let names: [String]
   /// Each attribute column's type, by ``Column/index`` (nil for other columns).
   let types: [AttributeType?]
-  /// Each to-one column's destination entity name, by ``Column/index`` (nil for other columns).
-  let destinations: [String?]
+  /// Each to-one column's destination entity, by ``Column/index`` (nil for other columns).
+  let destinations: [EntityDescription?]
   let toMany: [ToMany]
   /// Every column of the table, `og_pk` and `og_entity` first: what a read of a row of any of
   /// the table's entities selects.
@@ -68,10 +68,11 @@ final class EntityLayout {
     var columns: [Column] = []
     var names: [String] = []
     var types: [AttributeType?] = []
-    var destinations: [String?] = []
+    var destinations: [EntityDescription?] = []
     var toMany: [ToMany] = []
     func add(
-      _ name: String, _ slot: Int, _ kind: Column.Kind, _ type: AttributeType?, _ to: String?
+      _ name: String, _ slot: Int, _ kind: Column.Kind, _ type: AttributeType?,
+      _ to: EntityDescription?
     ) {
       columns.append(Column(index: names.count, slot: slot, kind: kind))
       names.append(name)
@@ -90,7 +91,7 @@ final class EntityLayout {
           let entityColumn = schema.entityColumns["\(table).\(column)"]
           add(
             column, slot, .toOne(entityColumn: entityColumn.map { _ in columns.count + 1 }), nil,
-            destination.name)
+            destination)
           if let entityColumn { add(entityColumn, slot, .toOneEntity, nil, nil) }
         } else {
           toMany.append(
@@ -165,44 +166,5 @@ enum ColumnValue {
       default: self = .data  // data, transformable(…)
       }
     }
-  }
-
-  /// The stored value of a conversion for what SQLite holds; nil for NULL. A value SQLite
-  /// holds in a form the type cannot take (a file edited by other code) returns `.failure`.
-  static func stored(_ value: SQLiteValue, as conversion: Conversion) -> Result<
-    StoredValue?, Mismatch
-  > {
-    let stored: StoredValue?
-    switch (conversion, value) {
-    case (_, .null): return .success(nil)
-    case (.string, .text(let text)): stored = .string(text)
-    case (.integer, .integer(let number)): stored = .integer(number)
-    case (.double, .real(let number)): stored = .double(number)
-    case (.double, .integer(let number)): stored = .double(Double(number))
-    case (.url, .text(let text)): stored = URL(string: text).map(StoredValue.url)
-    case (.decimal, .text(let text)):
-      stored = Decimal(string: text, locale: nil).map(StoredValue.decimal)
-    case (.decimal, .integer(let number)): stored = .decimal(Decimal(number))
-    case (.bool, .integer(let number)): stored = .bool(number != 0)
-    case (.date, .real(let seconds)): stored = .date(Date(timeIntervalSinceReferenceDate: seconds))
-    case (.date, .integer(let seconds)):
-      stored = .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
-    case (.uuid, .blob(let bytes)) where bytes.count == 16:
-      stored = .uuid(
-        UUID(
-          uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-          )))
-    case (.data, .blob(let bytes)): stored = .data(Data(bytes))
-    default: stored = nil
-    }
-    guard let stored else { return .failure(Mismatch(value: value)) }
-    return .success(stored)
-  }
-
-  /// A value SQLite holds that its column's type cannot take.
-  struct Mismatch: Error {
-    let value: SQLiteValue
   }
 }

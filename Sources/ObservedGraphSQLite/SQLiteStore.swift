@@ -67,7 +67,7 @@ public final class SQLiteStore: PersistentStore {
   private let layouts: [String: EntityLayout]
   /// Each concrete entity's layout, and each entity's name, by its id in `og_entities`.
   private let layoutsByID: [EntityLayout?]
-  private let namesByID: [String?]
+  private let entitiesByID: [EntityDescription?]
   /// Join-table columns that hold keys of an entity's objects, by entity name: a deleted object's
   /// rows in them go with it.
   private let joinColumns: [String: [(table: String, column: String)]]
@@ -99,13 +99,13 @@ public final class SQLiteStore: PersistentStore {
     }
     self.layouts = layouts
     var byID = [EntityLayout?](repeating: nil, count: schema.entityIDs.count + 1)
-    var namesByID = [String?](repeating: nil, count: schema.entityIDs.count + 1)
+    var entitiesByID = [EntityDescription?](repeating: nil, count: schema.entityIDs.count + 1)
     for (name, id) in schema.entityIDs {
       byID[id] = layouts[name]
-      namesByID[id] = name
+      entitiesByID[id] = model.entity(named: name)
     }
     layoutsByID = byID
-    self.namesByID = namesByID
+    self.entitiesByID = entitiesByID
     joinColumns = Self.joinColumns(model, layouts)
     metadata = [:]
     nextKey = 1
@@ -171,95 +171,143 @@ public final class SQLiteStore: PersistentStore {
   /// Loads one object with one query by key, and several with one query per table and hundred
   /// keys (`og_pk IN (…)`); the objects come back in the order asked for.
   public func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
-    _ = try connection.openHandle(for: nil)
     var found: [Int64: StoredObject] = [:]
-    var byTable: [String: [(ObjectID, EntityLayout)]] = [:]
+    try forEachRow(of: ids) { key, layout, row in
+      var stored = StoredRow(layout, key: key, store: identifier)
+      try read(row, layout, key: key, into: &stored)
+      found[key] = stored.object
+    }
+    return ids.compactMap { id in found[id.key].flatMap { $0.id == id ? $0 : nil } }
+  }
+
+  /// Loads the objects as ``loadObjects(_:)`` does, each row's values given to the loader as
+  /// they are read.
+  public func loadObjects(_ ids: [ObjectID], into loader: ObjectLoader) throws {
+    try forEachRow(of: ids) { key, layout, row in
+      guard loader.beginObject(layout.entity, key: key) else { return }
+      var target = LoaderRow(loader: loader)
+      try read(row, layout, key: key, into: &target)
+    }
+  }
+
+  /// Runs the queries of a load by identifiers and calls `body` with each row found, its key and
+  /// its layout.
+  private func forEachRow(
+    of ids: [ObjectID], _ body: (Int64, EntityLayout, SQLiteStatement.Row) throws -> Void
+  ) throws {
+    _ = try connection.openHandle(for: nil)
+    var byTable: [String: [(key: Int64, layout: EntityLayout)]] = [:]
     for id in ids {
       guard id.storeIdentifier == identifier, let layout = layouts[id.entityName] else { continue }
-      byTable[layout.table, default: []].append((id, layout))
+      byTable[layout.table, default: []].append((id.key, layout))
     }
     for (table, wanted) in byTable {
-      let layouts = Dictionary(wanted.map { ($0.0.key, $0) }) { first, _ in first }
+      let layouts = Dictionary(wanted.map { ($0.key, $0.layout) }) { first, _ in first }
       var start = 0
       while start < wanted.count {
         let chunk = wanted[start..<min(start + 100, wanted.count)]
         start += chunk.count
         let sql =
           chunk.count == 1
-          ? chunk.first!.1.select
-          : "SELECT \(EntityLayout.selectList(chunk.first!.1.selectColumns, prefix: "")) FROM "
-            + "\(SQLiteSchema.quoted(table)) WHERE \"og_pk\" IN ("
+          ? chunk.first!.layout.select
+          : "SELECT \(EntityLayout.selectList(chunk.first!.layout.selectColumns, prefix: "")) "
+            + "FROM \(SQLiteSchema.quoted(table)) WHERE \"og_pk\" IN ("
             + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")"
-        try connection.statement(sql).forEachRow(chunk.map { .integer($0.0.key) }) { row in
-          guard case .integer(let key) = row.value(at: 0), let (id, layout) = layouts[key],
-            case .integer(layout.entityID) = row.value(at: 1)
+        try connection.statement(sql).forEachRow(chunk.map { .integer($0.key) }) { row in
+          guard let key = row.integer(at: 0), let layout = layouts[key],
+            row.integer(at: 1) == layout.entityID
           else { return }
-          found[key] = try self.object(id, layout, row)
+          try body(key, layout, row)
         }
       }
     }
-    return ids.compactMap { id in found[id.key].flatMap { $0.id == id ? $0 : nil } }
   }
 
-  /// The stored object of a row read with a layout's select columns.
-  private func object(_ id: ObjectID, _ layout: EntityLayout, _ row: SQLiteStatement.Row) throws
-    -> StoredObject
-  {
-    var properties = [StoredProperty](repeating: .omitted, count: layout.propertyCount)
+  /// Reads a row of a layout's select columns into a target, column by column.
+  ///
+  /// - Throws: ``ObjectGraphError/Kind/wrongType`` for a column holding a value its attribute's
+  ///   type cannot take; the target may have some of the row's values then.
+  private func read<Target: RowTarget>(
+    _ row: SQLiteStatement.Row, _ layout: EntityLayout, key: Int64, into target: inout Target
+  ) throws {
     for column in layout.columns {
-      let value = row.value(at: column.position)
       switch column.kind {
       case .attribute(let conversion):
-        switch ColumnValue.stored(value, as: conversion) {
-        case .success(let stored): properties[column.slot] = .attribute(stored)
-        case .failure(let mismatch): throw self.mismatch(id, layout, column, mismatch.value)
+        guard let stored = row.stored(at: column.position, as: conversion) else {
+          throw mismatch(key, layout, column, row.value(at: column.position))
         }
+        target.attribute(stored, at: column.slot)
       case .toOne(let entityColumn):
-        guard case .integer(let key) = value else {
-          properties[column.slot] = .toOne(nil)
+        var destination = layout.destinations[column.index]!
+        guard let related = row.integer(at: column.position) else {
+          target.toOne(nil, destination, at: column.slot)
           continue
         }
-        var destination = layout.destinations[column.index]!
-        if let entityColumn,
-          case .integer(let entityID) = row.value(at: layout.columns[entityColumn].position),
-          let name = entityName(entityID)
+        if let entityColumn, let id = row.integer(at: layout.columns[entityColumn].position),
+          let entity = entity(id)
         {
-          destination = name
+          destination = entity
         }
-        properties[column.slot] = .toOne(
-          ObjectID(storeIdentifier: identifier, entityName: destination, key: key))
+        target.toOne(related, destination, at: column.slot)
       case .toOneEntity:
         continue
       }
     }
-    return StoredObject(id: id, properties: properties)
   }
 
   private func mismatch(
-    _ id: ObjectID, _ layout: EntityLayout, _ column: EntityLayout.Column, _ value: SQLiteValue
+    _ key: Int64, _ layout: EntityLayout, _ column: EntityLayout.Column, _ value: SQLiteValue
   ) -> ObjectGraphError {
-    let key = layout.entity.propertyNames[column.slot]
+    let id = ObjectID(storeIdentifier: identifier, entityName: layout.entity.name, key: key)
+    let name = layout.entity.propertyNames[column.slot]
     let type = layout.types[column.index].map { "\($0)" } ?? "?"
     return ObjectGraphError(
-      .wrongType, entity: id.entityName, key: key, value: "\(value)",
+      .wrongType, entity: id.entityName, key: name, value: "\(value)",
       reason: "the file \(url.path) holds \(value) in column \(layout.names[column.index]) of "
         + "\(id), which is not a value of type \(type)")
   }
 
-  /// The name of the entity with an id of `og_entities`.
-  private func entityName(_ id: Int64) -> String? {
-    id > 0 && id < layoutsByID.count ? namesByID[Int(id)] : nil
+  /// The entity with an id of `og_entities`.
+  private func entity(_ id: Int64) -> EntityDescription? {
+    id > 0 && id < entitiesByID.count ? entitiesByID[Int(id)] : nil
   }
 
   public func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
+    var members: [StoredObject] = []
+    try forEachMemberRow(of: id, relationship: relationship) { key, layout, row in
+      var stored = StoredRow(layout, key: key, store: identifier)
+      try read(row, layout, key: key, into: &stored)
+      members.append(stored.object)
+    }
+    return members
+  }
+
+  /// Loads the members as ``loadMembers(of:relationship:)`` does, in one query, each row's
+  /// values given to the loader as they are read.
+  public func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader)
+    throws
+  {
+    try forEachMemberRow(of: id, relationship: relationship) { key, layout, row in
+      guard loader.beginObject(layout.entity, key: key) else { return }
+      var target = LoaderRow(loader: loader)
+      try read(row, layout, key: key, into: &target)
+    }
+  }
+
+  /// Runs the query of a to-many relationship's members and calls `body` with each row, its key
+  /// and its layout.
+  private func forEachMemberRow(
+    of id: ObjectID, relationship: String,
+    _ body: (Int64, EntityLayout, SQLiteStatement.Row) throws -> Void
+  ) throws {
     guard id.storeIdentifier == identifier, let layout = layouts[id.entityName],
       let toMany = layout.toMany.first(where: { $0.name == relationship })
     else {
       _ = try connection.openHandle(for: nil)
-      return []
+      return
     }
     let destination = layouts.values.first { $0.table == toMany.destinationTable }
-    guard let columns = destination?.selectColumns else { return [] }
+    guard let columns = destination?.selectColumns else { return }
     let table = SQLiteSchema.quoted(toMany.destinationTable)
     let sql: String
     switch toMany.place {
@@ -275,17 +323,14 @@ public final class SQLiteStore: PersistentStore {
         + "j.\(SQLiteSchema.quoted(member)) WHERE j.\(SQLiteSchema.quoted(owner)) = ?"
         + (order.map { " ORDER BY j.\(SQLiteSchema.quoted($0)), j.rowid" } ?? "")
     case .column, .notStored:
-      return []
+      return
     }
-    var members: [StoredObject] = []
     try connection.statement(sql).forEachRow([.integer(id.key)]) { row in
-      guard case .integer(let key) = row.value(at: 0), case .integer(let entity) = row.value(at: 1),
-        entity > 0, entity < layoutsByID.count, let layout = layoutsByID[Int(entity)]
+      guard let key = row.integer(at: 0), let entity = row.integer(at: 1), entity > 0,
+        entity < layoutsByID.count, let layout = layoutsByID[Int(entity)]
       else { return }
-      let member = ObjectID(storeIdentifier: identifier, entityName: layout.entity.name, key: key)
-      members.append(try self.object(member, layout, row))
+      try body(key, layout, row)
     }
-    return members
   }
 
   // MARK: Saving

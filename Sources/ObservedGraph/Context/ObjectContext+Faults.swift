@@ -23,14 +23,31 @@ extension ObjectContext {
   /// is read (a fault whose values come right away, from a to-many's rows, is not batchable).
   func fault(for id: ObjectID, batchable: Bool) -> ManagedObject? {
     guard store != nil, id.storeIdentifier == registry.storeIdentifier,
-      registry.anyObject(for: id) == nil, let entity = faultEntity(named: id.entityName),
-      !entity.isAbstract, id.key > 0
+      let entity = faultEntity(named: id.entityName)
     else { return nil }
-    let object = makeObject(entity, id)
+    return fault(entity, key: id.key, batchable: batchable)
+  }
+
+  /// A new fault for a key no object of the context has, of a concrete entity of the model.
+  private func fault(_ entity: EntityDescription, key: Int64, batchable: Bool) -> ManagedObject? {
+    guard store != nil, !entity.isAbstract, key > 0, registry.address(ofKey: key) == nil else {
+      return nil
+    }
+    let object = makeObject(entity, key: key)
     object.isFaultFlag = true
     registry.register(object)
-    if batchable && faultBatchSize > 1 { pendingFaults.append(id.key) }
+    if batchable && faultBatchSize > 1 { pendingFaults.append(key) }
     return object
+  }
+
+  /// The object of a key a store's row names, of an entity of the context's model: the
+  /// registered one, or a new fault (batchable when its values do not come with the row).
+  /// Nil when the key belongs to an object of another entity or to one that left the context.
+  func objectForLoad(_ entity: EntityDescription, key: Int64, batchable: Bool) -> ManagedObject? {
+    if let object = registry.registeredObject(key: key) {
+      return object.entity === entity ? object : nil
+    }
+    return fault(entity, key: key, batchable: batchable)
   }
 
   /// Other faults to load with `object`: up to ``faultBatchSize`` − 1 of those waiting, oldest
@@ -77,28 +94,15 @@ extension ObjectContext {
       // Faults waiting to be read come in the same load (batch faulting), their values put in
       // place: they stay faults until read, then cost no load.
       let others = batch(with: object)
-      let loaded = try store.loadObjects([id] + others.map(\.objectID))
-      guard let stored = loaded.first, stored.id == id else { throw notFound(id) }
-      try checkShape(stored, of: object)
-      if !others.isEmpty {
-        let rows = Dictionary(loaded.dropFirst().map { ($0.id.key, $0) }) { first, _ in first }
-        for other in others {
-          if let row = rows[other.objectKey], row.id == other.objectID { prefill(other, with: row) }
-        }
+      try withLoader { loader in
+        try store.loadObjects([id] + others.map(\.objectID), into: loader)
       }
-      put(stored, in: object)
-      for property in object.entity.toManyProperties {
-        if case .toMany(let ids) = stored.properties[property.slot] {
-          putMembers(ids, rows: [], in: object, property)
-        } else {
-          object.fill(ObjectCollection.unloaded, at: property.slot)
-        }
-      }
-    } else {
-      object.marks &= ~ManagedObject.prefilledMark
-      for property in object.entity.toManyProperties {
-        object.fill(ObjectCollection.unloaded, at: property.slot)
-      }
+      guard object.marks & ManagedObject.prefilledMark != 0 else { throw notFound(id) }
+    }
+    object.marks &= ~ManagedObject.prefilledMark
+    // To-many relationships whose members did not come with the values load on first use.
+    for property in object.entity.toManyProperties where object.isEmptyRelationship(property) {
+      object.fill(ObjectCollection.unloaded, at: property.slot)
     }
     object.isFaultFlag = false
     let outer = awakeningFromFetch
@@ -111,24 +115,39 @@ extension ObjectContext {
   /// tracked, observed or recorded.
   func loadMembers(of object: ManagedObject, _ property: Property) throws -> ObjectCollection? {
     guard let store else { throw notFound(object.objectID) }
-    let rows = try store.loadMembers(of: object.objectID, relationship: property.name)
-    putMembers(rows.map(\.id), rows: rows, in: object, property)
+    try withLoader { loader in
+      try store.loadMembers(of: object.objectID, relationship: property.name, into: loader)
+      putMembers(loader.objects, in: object, property)
+    }
     return object.collection(property)
+  }
+
+  /// Runs a load with the context's loader (a new one when a load is already under way); when
+  /// the load fails, the objects it began are left without values.
+  private func withLoader(_ body: (ObjectLoader) throws -> Void) throws {
+    let loader: ObjectLoader
+    if let idle = idleLoader {
+      loader = idle
+      idleLoader = nil
+    } else {
+      loader = ObjectLoader(context: self)
+    }
+    defer {
+      loader.reset()
+      idleLoader = loader
+    }
+    do {
+      try body(loader)
+    } catch {
+      loader.abandon()
+      throw error
+    }
   }
 
   private func notFound(_ id: ObjectID) -> ObjectGraphError {
     ObjectGraphError(
       .objectNotFound, entity: id.entityName, value: id.description,
       reason: "the fault \(id) cannot be fulfilled: its store has no such object")
-  }
-
-  private func checkShape(_ stored: StoredObject, of object: ManagedObject) throws {
-    let count = object.entity.properties.count
-    guard stored.properties.count != count else { return }
-    throw ObjectGraphError(
-      .wrongType, entity: object.entity.name, value: stored.id.description,
-      reason: "the store gave \(stored.properties.count) values for \(stored.id), whose entity "
-        + "has \(count) properties")
   }
 
   /// Keeps the members of the last ``recentlyLoadedLimit`` loaded to-many relationships alive.
@@ -145,44 +164,12 @@ extension ObjectContext {
   /// How many loaded to-many relationships keep their members alive.
   static let recentlyLoadedLimit = 8
 
-  /// Puts a store's row in a fault that has no values yet: it stays a fault, and reading it loads
-  /// nothing.
-  private func prefill(_ object: ManagedObject, with row: StoredObject) {
-    guard object.isFaultFlag, object.marks & ManagedObject.prefilledMark == 0,
-      row.properties.count == object.entity.properties.count
-    else { return }
-    put(row, in: object)
-    object.marks |= ManagedObject.prefilledMark
-  }
-
-  /// Puts a stored object's attributes and to-one relationships in an object's slots.
-  private func put(_ stored: StoredObject, in object: ManagedObject) {
-    for property in object.entity.properties where !property.isToMany {
-      switch stored.properties[property.slot] {
-      case .attribute(let value) where !property.isRelationship:
-        object.fill(property.heldValue(of: value) ?? property.heldDefault, at: property.slot)
-      case .toOne(let id) where property.isRelationship:
-        object.fill(id.flatMap(self.object(with:)), at: property.slot)
-      default:
-        continue
-      }
-    }
-  }
-
-  /// Puts a to-many relationship's members in an object's slot; the faults of rows the store gave
-  /// get their values.
-  private func putMembers(
-    _ ids: [ObjectID], rows: [StoredObject], in object: ManagedObject, _ property: Property
-  ) {
+  /// Puts a to-many relationship's members in an object's slot.
+  func putMembers(_ objects: [ManagedObject], in object: ManagedObject, _ property: Property) {
     let collection = ObjectCollection(ordered: property.isOrdered)
     var members: [ManagedObject] = []
-    members.reserveCapacity(ids.count)
-    for (index, id) in ids.enumerated() {
-      let existing = registry.object(for: id)
-      guard let member = existing ?? fault(for: id, batchable: rows.isEmpty),
-        !collection.contains(member)
-      else { continue }
-      if index < rows.count { prefill(member, with: rows[index]) }
+    members.reserveCapacity(objects.count)
+    for member in objects where !collection.contains(member) {
       collection.insertNew(member)
       members.append(member)
     }

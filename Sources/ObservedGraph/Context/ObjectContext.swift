@@ -49,6 +49,9 @@ public final class ObjectContext {
   /// The object whose ``ManagedObject/awakeFromFetch()`` runs: its attribute sets are stored
   /// without being tracked, observed or recorded.
   @exclusivity(unchecked) var awakeningFromFetch: ManagedObject?
+  /// The loader the next load from the store uses (see ``ObjectLoader``); nil while one is
+  /// under way.
+  @exclusivity(unchecked) var idleLoader: ObjectLoader?
   /// Open manual will/did brackets.
   @exclusivity(unchecked) var brackets = BracketTable()
   /// The class and entity of the last typed insert (see `entity(for:)`).

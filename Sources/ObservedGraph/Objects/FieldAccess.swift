@@ -1,3 +1,5 @@
+import Foundation
+
 /// Typed storage: an attribute declared with ``Attribute`` keeps its value in the wrapper's own
 /// stored field, inside the object, as `@Observable` keeps its backing fields — no box, no `Any`.
 ///
@@ -36,6 +38,12 @@ class FieldAccess {
   func storeExactly(_ value: Any, in object: ManagedObject) {
     preconditionFailure("ObservedGraph: FieldAccess is abstract")
   }
+
+  /// Stores a store's value straight into the field, without boxing it, when the field's type is
+  /// one of the common ones (`String`, `Int`, `Int64`, `Double`, `Bool`, `Date`, or an optional of
+  /// one) and the value is of that type; false otherwise, and the caller takes the general path
+  /// (benchmark row "SQLite store: reach").
+  func storeStored(_ value: StoredValue, in object: ManagedObject) -> Bool { false }
 }
 
 /// The ``FieldAccess`` of an `Attribute<Value>`.
@@ -45,6 +53,49 @@ final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
   /// itself, with no dynamic cast on the way in or out (benchmark rows "KVC set by string key",
   /// "set with undo recording on").
   private let isOptional = Value.isOptionalValue
+  /// The common type the field holds (or holds an optional of), for ``storeStored(_:in:)``.
+  private let direct = DirectType(Value.self)
+
+  /// The field types ``storeStored(_:in:)`` writes without a conversion through `Any`.
+  private enum DirectType {
+    case none, string, int, int64, double, bool, date
+
+    init(_ type: Any.Type) {
+      switch ObjectIdentifier(type) {
+      case ObjectIdentifier(String.self), ObjectIdentifier(String?.self): self = .string
+      case ObjectIdentifier(Int.self), ObjectIdentifier(Int?.self): self = .int
+      case ObjectIdentifier(Int64.self), ObjectIdentifier(Int64?.self): self = .int64
+      case ObjectIdentifier(Double.self), ObjectIdentifier(Double?.self): self = .double
+      case ObjectIdentifier(Bool.self), ObjectIdentifier(Bool?.self): self = .bool
+      case ObjectIdentifier(Date.self), ObjectIdentifier(Date?.self): self = .date
+      default: self = .none
+      }
+    }
+  }
+
+  override func storeStored(_ value: StoredValue, in object: ManagedObject) -> Bool {
+    switch (direct, value) {
+    case (.string, .string(let text)): put(text, in: object)
+    case (.int, .integer(let number)): put(Int(truncatingIfNeeded: number), in: object)
+    case (.int64, .integer(let number)): put(number, in: object)
+    case (.double, .double(let number)): put(number, in: object)
+    case (.bool, .bool(let flag)): put(flag, in: object)
+    case (.date, .date(let date)): put(date, in: object)
+    default: return false
+    }
+    return true
+  }
+
+  /// Writes a value of the type the field holds, or holds an optional of.
+  @inline(__always)
+  private func put<T>(_ value: T, in object: ManagedObject) {
+    let raw = UnsafeMutableRawPointer(address(in: object))
+    if isOptional {
+      raw.assumingMemoryBound(to: T?.self).pointee = value
+    } else {
+      raw.assumingMemoryBound(to: T.self).pointee = value
+    }
+  }
 
   override func load(_ object: ManagedObject) -> Any? {
     held(address(in: object).pointee)
@@ -211,5 +262,10 @@ final class RelationshipFieldAccess: FieldAccess {
 
   override func storeExactly(_ value: Any, in object: ManagedObject) {
     store(value, in: object)
+  }
+
+  /// Stores a related object, or nil.
+  func storeObject(_ related: ManagedObject?, in object: ManagedObject) {
+    address(in: object).pointee = related
   }
 }

@@ -534,6 +534,11 @@ extension ManagedObject {
   func fill(_ value: Any?, at slot: Int) {
     write(value, at: slot)
   }
+
+  /// Whether a relationship's slot holds nothing: no object, and no collection (loaded or not).
+  func isEmptyRelationship(_ property: Property) -> Bool {
+    load(property.slot) == nil
+  }
 }
 
 /// The object a relationship slot holds (a related object, or a to-many slot's collection), out

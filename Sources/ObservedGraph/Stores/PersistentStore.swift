@@ -66,6 +66,35 @@ public protocol PersistentStore: AnyObject {
   /// loads.
   func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject]
 
+  /// Loads the objects with the identifiers into a context's objects: what
+  /// ``loadObjects(_:)`` gives, put in place by `loader` as each row is read.
+  ///
+  /// Contexts load through this call. The default implementation calls ``loadObjects(_:)`` and
+  /// gives each object to ``ObjectLoader/load(_:)``; a store that reads rows gives their values to
+  /// the loader itself, so that no ``StoredObject`` is built.
+  ///
+  /// ```swift
+  /// try store.loadObjects([book.objectID], into: loader)
+  /// ```
+  /// - Parameters:
+  ///   - ids: The identifiers; one the store has no object for is left out.
+  ///   - loader: Where the rows' values go.
+  func loadObjects(_ ids: [ObjectID], into loader: ObjectLoader) throws
+
+  /// Loads the members of an object's to-many relationship into a context's objects, in the
+  /// relationship's order when it is ordered: what ``loadMembers(of:relationship:)`` gives, put in
+  /// place by `loader` as each row is read.
+  ///
+  /// Contexts load through this call. The default implementation calls
+  /// ``loadMembers(of:relationship:)`` and gives each object to ``ObjectLoader/load(_:)``; a
+  /// store that reads rows gives their values to the loader itself (see ``ObjectLoader``).
+  ///
+  /// - Parameters:
+  ///   - id: The owner's identifier.
+  ///   - relationship: The to-many relationship's name.
+  ///   - loader: Where the members' rows go, one ``ObjectLoader/beginObject(_:key:)`` per member.
+  func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader) throws
+
   /// Saves one save's changes: all of them, or — when it throws — none, the store left as it was.
   func save(_ changes: StoreChanges) throws
 }
@@ -74,6 +103,17 @@ extension PersistentStore {
   /// The stored values of one object; nil when the store has no such object.
   public func loadObject(_ id: ObjectID) throws -> StoredObject? {
     try loadObjects([id]).first
+  }
+
+  /// Loads the objects with ``loadObjects(_:)`` and gives each to ``ObjectLoader/load(_:)``.
+  public func loadObjects(_ ids: [ObjectID], into loader: ObjectLoader) throws {
+    for stored in try loadObjects(ids) { try loader.load(stored) }
+  }
+
+  /// Loads the members with ``loadMembers(of:relationship:)`` and gives each to
+  /// ``ObjectLoader/load(_:)``.
+  public func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader) throws {
+    for stored in try loadMembers(of: id, relationship: relationship) { try loader.load(stored) }
   }
 }
 

@@ -1,0 +1,232 @@
+/// Puts the rows a store reads straight into a context's objects, as the store reads them.
+///
+/// A context hands a loader to ``PersistentStore/loadObjects(_:into:)`` and
+/// ``PersistentStore/loadMembers(of:relationship:into:)``. For each row, the store calls
+/// ``beginObject(_:key:)`` and, when that returns true, gives the row's values with
+/// ``setAttribute(_:at:)`` and ``setToOne(_:entity:at:)``. No ``StoredObject`` is built: a value
+/// of a common type goes into the object's typed field as it is read.
+///
+/// The values go into faults, which stay faults until they are read; nothing is tracked,
+/// observed or recorded for undo. An object whose values are already in memory is not changed:
+/// `beginObject` returns false for it, and the store goes on to the next row.
+///
+/// A store that does not read rows itself need not use it: the protocol's default
+/// implementations load ``StoredObject`` values and give them to ``load(_:)``.
+///
+/// ```swift
+/// func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader) throws {
+///   for row in rowsOfMembers(id, relationship) {       // the store's own reading
+///     guard loader.beginObject(bookEntity, key: row.key) else { continue }
+///     loader.setAttribute(.string(row.title), at: titleIndex)
+///     loader.setToOne(row.categoryKey, entity: categoryEntity, at: categoryIndex)
+///   }
+/// }
+/// ```
+///
+/// A loader is used only during the call it is given to, from the context's isolation domain.
+public final class ObjectLoader {
+  private unowned let context: ObjectContext
+  /// The object of each row, in the order of the rows, those already in memory included.
+  private(set) var objects: [ManagedObject] = []
+  /// The object taking the current row's values; nil when they are not wanted.
+  private var current: Unmanaged<ManagedObject>?
+  /// How each property of the current row's entity takes a value, by index.
+  private var slots: [Slot] = []
+  /// The entity `slots` are for.
+  private var slotsEntity: ObjectIdentifier?
+  /// The last related object a row named, by key: the rows of a to-many's members mostly name
+  /// the same owner (benchmark row "SQLite store: reach").
+  private var lastRelated: (key: Int64, entity: ObjectIdentifier, object: Unmanaged<ManagedObject>)?
+  /// The last entity a store named and the context's entity for it (when the store's model is
+  /// another instance than the context's).
+  private var lastNamed: (given: EntityDescription, own: EntityDescription?)?
+  /// Whether the store's model is the context's: its entities are the context's then.
+  private let sharesModel: Bool
+
+  /// How one property takes a loaded value. The references are the entity's, which the model
+  /// keeps alive: reading them retains nothing.
+  private struct Slot {
+    enum Kind { case attribute, toOne, other }
+    let kind: Kind
+    unowned(unsafe) let property: Property
+    unowned(unsafe) let field: FieldAccess?
+    unowned(unsafe) let relationshipField: RelationshipFieldAccess?
+  }
+
+  init(context: ObjectContext) {
+    self.context = context
+    sharesModel = context.store?.model === context.model
+  }
+
+  /// Starts the row of the object with a key.
+  ///
+  /// The object is found in the context or made as a fault. The row's values are wanted when it
+  /// is a fault without values; otherwise (its values are in memory, or the key belongs to an
+  /// object of another entity, or the entity is unknown to the context) the store skips to its
+  /// next row.
+  ///
+  /// ```swift
+  /// guard loader.beginObject(bookEntity, key: 42) else { continue }
+  /// ```
+  /// - Parameters:
+  ///   - entity: The object's entity: a concrete entity of the store's model.
+  ///   - key: The object's key, its ``ObjectID/key``.
+  /// - Returns: Whether the store should give the row's values.
+  @discardableResult
+  public func beginObject(_ entity: EntityDescription, key: Int64) -> Bool {
+    current = nil
+    guard let own = ownEntity(entity),
+      let object = context.objectForLoad(own, key: key, batchable: false)
+    else { return false }
+    objects.append(object)
+    guard object.isFaultFlag, object.marks & ManagedObject.prefilledMark == 0 else {
+      return false
+    }
+    // Marked now; a load that fails takes the marks back (`abandon()`).
+    object.marks |= ManagedObject.prefilledMark
+    if slotsEntity != ObjectIdentifier(own) { plan(own) }
+    current = Unmanaged.passUnretained(object)
+    return true
+  }
+
+  /// Gives an attribute's value of the current row.
+  ///
+  /// A value that is not of the attribute's type leaves the attribute at its default; stores
+  /// check values against the model's types and throw before they get here.
+  ///
+  /// ```swift
+  /// loader.setAttribute(.string("Dune"), at: titleIndex)
+  /// ```
+  /// - Parameters:
+  ///   - value: The stored value; nil for none.
+  ///   - index: The attribute's index in the entity's ``EntityDescription/propertyNames``.
+  public func setAttribute(_ value: StoredValue?, at index: Int) {
+    guard let current else { return }
+    let slot = slot(index)
+    guard slot.kind == .attribute else { return }
+    current._withUnsafeGuaranteedRef { object in
+      if let value, let field = slot.field, field.storeStored(value, in: object) { return }
+      let property = slot.property
+      object.fill(property.heldValue(of: value) ?? property.heldDefault, at: index)
+    }
+  }
+
+  /// Gives a to-one relationship's object of the current row.
+  ///
+  /// ```swift
+  /// loader.setToOne(7, entity: categoryEntity, at: categoryIndex)
+  /// ```
+  /// - Parameters:
+  ///   - key: The related object's key; nil for none.
+  ///   - entity: The related object's entity (concrete).
+  ///   - index: The relationship's index in the entity's ``EntityDescription/propertyNames``.
+  public func setToOne(_ key: Int64?, entity: EntityDescription, at index: Int) {
+    guard let current else { return }
+    let slot = slot(index)
+    guard slot.kind == .toOne else { return }
+    let related = key.flatMap { relatedObject(entity, key: $0) }
+    current._withUnsafeGuaranteedRef { object in
+      if let field = slot.relationshipField {
+        field.storeObject(related, in: object)
+      } else {
+        object.fill(related, at: index)
+      }
+    }
+  }
+
+  /// The object a to-one names: the last one again, or one found or made by the context.
+  private func relatedObject(_ entity: EntityDescription, key: Int64) -> ManagedObject? {
+    if let lastRelated, lastRelated.key == key, lastRelated.entity == ObjectIdentifier(entity) {
+      return lastRelated.object.takeUnretainedValue()
+    }
+    guard let destination = ownEntity(entity),
+      let related = context.objectForLoad(destination, key: key, batchable: true)
+    else { return nil }
+    // The object stays alive while the loader may use it again: the field it goes into holds it.
+    lastRelated = (key, ObjectIdentifier(entity), Unmanaged.passUnretained(related))
+    return related
+  }
+
+  /// Gives the values of a stored object, as ``beginObject(_:key:)`` and the setters would.
+  ///
+  /// ```swift
+  /// for stored in try loadObjects(ids) { try loader.load(stored) }
+  /// ```
+  /// - Parameter stored: An object of the store, with a value per property of its entity.
+  /// - Throws: ``ObjectGraphError/Kind/wrongType`` when it does not have a value per property
+  ///   of its entity; nothing of it is loaded then.
+  public func load(_ stored: StoredObject) throws {
+    guard let entity = context.model.entity(named: stored.id.entityName) else { return }
+    guard stored.properties.count == entity.properties.count else {
+      throw ObjectGraphError(
+        .wrongType, entity: entity.name, value: stored.id.description,
+        reason: "the store gave \(stored.properties.count) values for \(stored.id), whose "
+          + "entity has \(entity.properties.count) properties")
+    }
+    guard stored.id.storeIdentifier == context.registry.storeIdentifier,
+      beginObject(entity, key: stored.id.key), let object = current?.takeUnretainedValue()
+    else { return }
+    for (index, value) in stored.properties.enumerated() {
+      switch value {
+      case .attribute(let value): setAttribute(value, at: index)
+      case .toOne(let id):
+        if let id, id.storeIdentifier == context.registry.storeIdentifier,
+          let destination = context.model.entity(named: id.entityName)
+        {
+          setToOne(id.key, entity: destination, at: index)
+        } else {
+          setToOne(nil, entity: entity, at: index)
+        }
+      case .toMany(let ids) where entity.properties[index].isToMany:
+        let members = ids.compactMap(context.object(with:))
+        context.putMembers(members, in: object, entity.properties[index])
+      case .toMany, .omitted:
+        continue
+      }
+    }
+  }
+
+  /// Takes back the marks of a load that failed: the objects it began load again when read.
+  func abandon() {
+    for object in objects { object.marks &= ~ManagedObject.prefilledMark }
+  }
+
+  /// Empties the loader for the next load.
+  func reset() {
+    objects.removeAll(keepingCapacity: true)
+    current = nil
+    lastRelated = nil
+  }
+
+  /// How a property of the current entity takes a value; a store's index out of range stops the
+  /// program (a store bug, not a user's data).
+  @inline(__always)
+  private func slot(_ index: Int) -> Slot {
+    precondition(
+      index >= 0 && index < slots.count,
+      "ObservedGraph: a store gave a value at index \(index) of an entity with \(slots.count) "
+        + "properties")
+    return slots[index]
+  }
+
+  /// Makes the slots of an entity.
+  private func plan(_ entity: EntityDescription) {
+    slots = entity.properties.map { property in
+      let field = entity.fields[property.slot]
+      return Slot(
+        kind: !property.isRelationship ? .attribute : property.isToMany ? .other : .toOne,
+        property: property, field: field, relationshipField: field as? RelationshipFieldAccess)
+    }
+    slotsEntity = ObjectIdentifier(entity)
+  }
+
+  /// The context's entity for an entity a store names: nil for an abstract or unknown one.
+  private func ownEntity(_ entity: EntityDescription) -> EntityDescription? {
+    if sharesModel { return entity.isAbstract ? nil : entity }
+    if let lastNamed, lastNamed.given === entity { return lastNamed.own }
+    var own = context.model.entity(named: entity.name)
+    if own?.isAbstract == true { own = nil }
+    lastNamed = (entity, own)
+    return own
+  }
+}

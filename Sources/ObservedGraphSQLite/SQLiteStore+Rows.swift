@@ -1,0 +1,118 @@
+import CSQLite
+import Foundation
+import ObservedGraph
+
+/// Where the store reads a row's values: a ``StoredObject`` being built, or a context's objects
+/// through its ``ObjectLoader``. The row reader is generic over it, so each kind of load reads
+/// its columns with the same code and no dynamic dispatch (benchmark row "SQLite store: reach").
+protocol RowTarget {
+  /// An attribute's value, nil for NULL, at its index in the entity's property names.
+  mutating func attribute(_ value: StoredValue?, at slot: Int)
+  /// A to-one relationship's key (nil for none) and the related object's entity.
+  mutating func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int)
+}
+
+/// A row read into a ``StoredObject``.
+struct StoredRow: RowTarget {
+  private let id: ObjectID
+  private let store: UUID
+  private var properties: [StoredProperty]
+
+  init(_ layout: EntityLayout, key: Int64, store: UUID) {
+    id = ObjectID(storeIdentifier: store, entityName: layout.entity.name, key: key)
+    self.store = store
+    properties = Array(repeating: .omitted, count: layout.propertyCount)
+  }
+
+  var object: StoredObject { StoredObject(id: id, properties: properties) }
+
+  mutating func attribute(_ value: StoredValue?, at slot: Int) {
+    properties[slot] = .attribute(value)
+  }
+
+  mutating func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int) {
+    properties[slot] = .toOne(
+      key.map { ObjectID(storeIdentifier: store, entityName: entity.name, key: $0) })
+  }
+}
+
+/// A row read into a context's object through its loader.
+struct LoaderRow: RowTarget {
+  let loader: ObjectLoader
+
+  func attribute(_ value: StoredValue?, at slot: Int) {
+    loader.setAttribute(value, at: slot)
+  }
+
+  func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int) {
+    loader.setToOne(key, entity: entity, at: slot)
+  }
+}
+
+extension SQLiteStatement.Row {
+  /// A column's integer; nil when it holds anything else (NULL included).
+  func integer(at column: Int) -> Int64? {
+    let index = Int32(column)
+    guard sqlite3_column_type(statement.handle, index) == SQLITE_INTEGER else { return nil }
+    return sqlite3_column_int64(statement.handle, index)
+  }
+
+  /// A column's value as an attribute of a conversion keeps it, read in place (no
+  /// ``SQLiteValue`` on the way): `.some(nil)` for NULL, nil for a value the attribute's type
+  /// cannot take (a file edited by other code). See ``SQLiteSchema`` for the table of types.
+  func stored(at column: Int, as conversion: ColumnValue.Conversion) -> StoredValue?? {
+    let handle = statement.handle
+    let index = Int32(column)
+    let type = sqlite3_column_type(handle, index)
+    if type == SQLITE_NULL { return .some(nil) }
+    let stored: StoredValue?
+    switch (conversion, type) {
+    case (.string, SQLITE_TEXT): stored = .string(text(at: index))
+    case (.integer, SQLITE_INTEGER): stored = .integer(sqlite3_column_int64(handle, index))
+    case (.double, SQLITE_FLOAT): stored = .double(sqlite3_column_double(handle, index))
+    case (.double, SQLITE_INTEGER): stored = .double(Double(sqlite3_column_int64(handle, index)))
+    case (.url, SQLITE_TEXT): stored = URL(string: text(at: index)).map(StoredValue.url)
+    case (.decimal, SQLITE_TEXT):
+      stored = Decimal(string: text(at: index), locale: nil).map(StoredValue.decimal)
+    case (.decimal, SQLITE_INTEGER):
+      stored = .decimal(Decimal(sqlite3_column_int64(handle, index)))
+    case (.bool, SQLITE_INTEGER): stored = .bool(sqlite3_column_int64(handle, index) != 0)
+    case (.date, SQLITE_FLOAT):
+      stored = .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(handle, index)))
+    case (.date, SQLITE_INTEGER):
+      stored = .date(
+        Date(timeIntervalSinceReferenceDate: Double(sqlite3_column_int64(handle, index))))
+    case (.uuid, SQLITE_BLOB):
+      stored = withBlob(at: index) { bytes in
+        guard bytes.count == 16 else { return nil }
+        var uuid = UUID().uuid
+        withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
+        return .uuid(UUID(uuid: uuid))
+      }
+    case (.data, SQLITE_BLOB): stored = withBlob(at: index) { .data(Data($0)) }
+    default: stored = nil
+    }
+    guard let stored else { return nil }
+    return .some(stored)
+  }
+
+  /// A text column's string, read with its length (no scan for the end).
+  private func text(at index: Int32) -> String {
+    let handle = statement.handle
+    guard let bytes = sqlite3_column_text(handle, index) else { return "" }
+    let count = Int(sqlite3_column_bytes(handle, index))
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+  }
+
+  /// Calls `body` with a blob column's bytes, valid during the call.
+  private func withBlob<Result>(
+    at index: Int32, _ body: (UnsafeRawBufferPointer) -> Result
+  ) -> Result {
+    let handle = statement.handle
+    let count = Int(sqlite3_column_bytes(handle, index))
+    guard count > 0, let bytes = sqlite3_column_blob(handle, index) else {
+      return body(UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+    return body(UnsafeRawBufferPointer(start: bytes, count: count))
+  }
+}
