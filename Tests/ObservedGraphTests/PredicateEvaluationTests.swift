@@ -374,18 +374,62 @@ struct PredicateSpecimenCase: Sendable, CustomTestStringConvertible {
     #expect(try FetchPredicate(format: row.format).evaluate(with: specimen) == row.expected)
   }
 
+  @Test func infinitiesAndNaN() throws {
+    // Foundation's Decimal(Double.infinity) traps; comparing with a decimal must not.
+    let shelf = PredicateShelf()
+    shelf.books[0].price = .infinity
+    let fiction = shelf.categories[0]
+    #expect(try FetchPredicate(format: "books.@sum.price > %@", Decimal(1)).evaluate(with: fiction))
+    #expect(try FetchPredicate(format: "ANY books.price > %@", Decimal(1)).evaluate(with: fiction))
+    shelf.books[0].price = .nan
+    #expect(
+      try !FetchPredicate(format: "ANY books.price == %@", Double.nan).evaluate(with: fiction))
+    #expect(try !FetchPredicate(format: "books.@sum.price < 1").evaluate(with: fiction))
+    #expect(try !FetchPredicate(format: "books.@sum.price >= 1").evaluate(with: fiction))
+    #expect(try FetchPredicate(format: "books.@max.price == 15").evaluate(with: fiction))
+    #expect(try FetchPredicate(format: "books.@min.price == 15").evaluate(with: fiction))
+    shelf.books[0].price = .infinity
+    #expect(try FetchPredicate(format: "books.@sum.price > 1e308").evaluate(with: fiction))
+    #expect(try FetchPredicate(format: "books.@max.price > 1e308").evaluate(with: fiction))
+    let nan = FetchPredicate.comparison(
+      FetchComparison(.keyPath("price"), .equal, .constant(.decimal(.nan))))
+    #expect(nan.description == "price == CAST(\"NaN\", \"NSDecimalNumber\")")
+    #expect(try FetchPredicate(format: nan.description).description == nan.description)
+  }
+
+  @Test func likeEscapes() throws {
+    let context = ObjectContext(model: Specimens.model)
+    let specimen = context.insert(Specimen.self)
+    specimen.text = #"a*b?\"#
+    func like(_ pattern: String) throws -> Bool {
+      try FetchPredicate(format: "text LIKE %@", pattern).evaluate(with: specimen)
+    }
+    #expect(try like(#"a\*b\?\\"#))
+    #expect(try like(#"a*"#))
+    #expect(try like(#"?\*?\??"#))
+    #expect(try !like(#"a\*b\?"#))
+    #expect(try !like(#"a\?*"#))
+    #expect(try !like(#"a\*b\?\\?"#))
+    specimen.text = "aXb?c"
+    #expect(try !like(#"a\*b*"#))
+  }
+
   @Test func integersCompareExactlyWithDoubles() throws {
     let context = ObjectContext(model: Specimens.model)
     let specimen = context.insert(Specimen.self)
     specimen.large = .max
-    func holds(_ format: String) throws -> Bool {
-      try FetchPredicate(format: format).evaluate(with: specimen)
+    func holds(_ format: String, _ arguments: (any FetchArgument)?...) throws -> Bool {
+      try FetchPredicate(format: format, arguments: arguments).evaluate(with: specimen)
     }
     #expect(try holds("large == 9223372036854775807"))
     // Int64.max converted to Double would round up to 2^63 and compare equal.
     #expect(try !holds("large == 9223372036854775808.0"))
     #expect(try holds("large < 9223372036854775808.0"))
     #expect(try holds("large > 9.2e18"))
+    specimen.single = 0.1
+    // A Float widens to the Double nearest it, which is not the Double nearest 0.1.
+    #expect(try !holds("single == 0.1"))
+    #expect(try holds("single == %@", Float(0.1)))
     specimen.large = .min
     #expect(try holds("large == -9223372036854775808.0"))
     #expect(try holds("large < -9.2e18"))

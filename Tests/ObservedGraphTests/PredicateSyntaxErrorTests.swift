@@ -280,7 +280,8 @@ private let roundTripFormats: [String] = [
 
 @Suite struct PredicateFuzzing {
   static let vocabulary = [
-    "title", "price", "books", ".", "@count", "@sum", "@foo", "==", "=", "!=", "<>", "<", "<=",
+    "title", "price", "books", "category", "pages", "number", "isbn", "name", ".", "@count", "@sum",
+    "@foo", "==", "=", "!=", "<>", "<", "<=",
     "=<", ">", ">=", "=>", "AND", "OR", "NOT", "&&", "||", "!", "(", ")", "{", "}", ",", "[c]",
     "[cd]", "[", "]", "BETWEEN", "IN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH",
     "ANY", "ALL", "NONE", "SOME", "'a'", "\"b\\\"\"", "'", "\"", "\\", "12", "-3", "2.5",
@@ -295,22 +296,93 @@ private let roundTripFormats: [String] = [
     "d == CAST(1.5, 'NSDate') AND x IN {1, 'a', nil, $v}",
   ]
 
+  /// Key paths of `Book`, valid and not.
+  static let keyPaths = [
+    "title", "price", "isbn", "category", "category.name", "category.books.price",
+    "category.books.@count", "category.books.@avg.price", "category.books.@max.title", "pages",
+    "pages.number", "pages.@count", "pages.@sum.number", "pages.book.title", "nosuch",
+    "category.nosuch", "title.count", "category.@count",
+  ]
+
+  /// A random expression: a key path, a constant, a list, an object or SELF.
+  static func expression(_ random: inout SplitMix64, objects: [ObjectID]) -> FetchExpression {
+    switch random.below(10) {
+    case 0...3: return .keyPath(random.pick(keyPaths)!)
+    case 4:
+      return .constant(
+        .string(random.pick(["The first book", "é", "e\u{301}", "", "a*", ".*", "("])!))
+    case 5: return .constant(.integer(Int64(random.below(30)) - 5))
+    case 6:
+      return .constant(
+        random.pick([
+          .double(Double(random.below(400)) / 8), .bool(random.chance(50)),
+          .date(Date(timeIntervalSinceReferenceDate: Double(random.below(1000)))),
+          .decimal(Decimal(random.below(100)) / 4),
+        ])!)
+    case 7: return .null
+    case 8:
+      return .aggregate(
+        (0..<random.below(4)).map { _ in
+          random.chance(50)
+            ? .constant(.integer(Int64(random.below(20)))) : .constant(.string("The first book"))
+        })
+    default: return random.chance(50) ? .object(random.pick(objects)!) : .evaluatedObject
+    }
+  }
+
+  /// A random predicate whose printed form parses back to it: AND and OR have two or three parts.
+  static func tree(_ random: inout SplitMix64, objects: [ObjectID], depth: Int) -> FetchPredicate {
+    let choice = depth == 0 ? 0 : random.below(6)
+    switch choice {
+    case 0, 1, 2:
+      if random.chance(5) { return .constant(random.chance(50)) }
+      var options: FetchComparison.Options = []
+      if random.chance(20) { options.insert(.caseInsensitive) }
+      if random.chance(20) { options.insert(.diacriticInsensitive) }
+      let op = random.pick(FetchComparison.Operator.allCases)!
+      var right = expression(&random, objects: objects)
+      if op == .between, random.chance(80) {
+        // The parser accepts two bounds, a key path or a variable after BETWEEN.
+        right = .aggregate([expression(&random, objects: objects), .constant(.integer(9))])
+      } else if op == .between {
+        right = .keyPath(random.pick(keyPaths)!)
+      }
+      return .comparison(
+        FetchComparison(
+          expression(&random, objects: objects), op, right,
+          modifier: random.chance(70) ? .direct : random.pick(FetchComparison.Modifier.allCases)!,
+          options: options))
+    case 3:
+      return .and(
+        (0..<(2 + random.below(2))).map { _ in tree(&random, objects: objects, depth: depth - 1) })
+    case 4:
+      return .or(
+        (0..<(2 + random.below(2))).map { _ in tree(&random, objects: objects, depth: depth - 1) })
+    default:
+      return .not(tree(&random, objects: objects, depth: depth - 1))
+    }
+  }
+
   @Test func neverTraps() throws {
     let seed = SplitMix64.seed(fallback: 0x5EED_F00D)
     var random = SplitMix64(seed: seed)
     var parsed = 0
     var failed = 0
-    for round in 0..<4000 {
+    var validated = 0
+    let shelf = PredicateShelf()
+    let entity = try #require(BookStore.model.entity(named: "Book"))
+    let objects = shelf.books.map(\.objectID) + shelf.categories.map(\.objectID)
+    for round in 0..<6000 {
       var format: String
-      switch round % 3 {
+      switch round % 4 {
       case 0:
         format = (0..<random.below(12)).map { _ in random.pick(Self.vocabulary)! }
           .joined(separator: random.chance(70) ? " " : "")
       case 1:
-        let text = Array(random.pick(Self.valid)!)
+        let text = Array(Self.tree(&random, objects: objects, depth: 2).description)
         format = String(text.prefix(random.below(text.count + 1)))
-      default:
-        var text = Array(random.pick(Self.valid)!)
+      case 2:
+        var text = Array(Self.tree(&random, objects: objects, depth: 2).description)
         for _ in 0..<(1 + random.below(3)) {
           let position = random.below(text.count)
           switch random.below(3) {
@@ -320,16 +392,41 @@ private let roundTripFormats: [String] = [
           }
         }
         format = String(text)
+      default:
+        // A tree built at random prints as text that parses back to it.
+        let tree = Self.tree(&random, objects: objects, depth: 3)
+        format = tree.description
+        #expect(
+          try FetchPredicate(format: format) == tree, "seed \(seed), round \(round): \(format)")
       }
-      let arguments: [(any FetchArgument)?] = (0..<random.below(3)).map { _ in
-        random.chance(50) ? "title" : 3
-      }
+      let arguments: [(any FetchArgument)?] =
+        round % 4 == 3
+        ? []
+        : (0..<random.below(3)).map { _ in random.chance(50) ? "title" : 3 }
       do {
         let predicate = try FetchPredicate(format: format, arguments: arguments)
         parsed += 1
         // Whatever parses prints as text that parses back to the same tree.
         let again = try FetchPredicate(format: predicate.description)
         #expect(again == predicate, "seed \(seed), round \(round): \(format)")
+        // Checking and evaluating it answers or throws a graph error, and never traps; what
+        // passes the check (with no variables) evaluates without error.
+        var valid = true
+        do {
+          try predicate.validate(for: entity)
+        } catch is ObjectGraphError {
+          valid = false
+        }
+        validated += valid ? 1 : 0
+        for book in [shelf.books[0], shelf.books[7]] {
+          do {
+            _ = try predicate.evaluate(with: book)
+          } catch let error as ObjectGraphError {
+            #expect(
+              !valid || predicate.description.contains("$"),
+              "seed \(seed), round \(round): \(predicate) passed validation but threw \(error)")
+          }
+        }
       } catch let error as PredicateSyntaxError {
         failed += 1
         #expect(error.position >= 0 && error.position <= format.count, "\(format)")
@@ -339,6 +436,8 @@ private let roundTripFormats: [String] = [
       }
     }
     // Both outcomes occur, so the loop tests something.
-    #expect(parsed > 100 && failed > 100, "parsed \(parsed), failed \(failed)")
+    #expect(
+      parsed > 100 && failed > 100 && validated > 100,
+      "parsed \(parsed), failed \(failed), validated \(validated)")
   }
 }

@@ -73,6 +73,16 @@ struct PredicateValidationCase: Sendable, CustomTestStringConvertible {
       key: "pages.number", value: "pages"),
     PredicateValidationCase(
       "price IN 3", .invalidPredicate, "Book", key: "price"),
+    PredicateValidationCase("price == {1, 2}", .invalidPredicate, "Book", key: "price"),
+    PredicateValidationCase("title CONTAINS {'a'}", .invalidPredicate, "Book", key: "title"),
+    PredicateValidationCase(
+      "price BETWEEN {{1, 2}, 3}", .invalidPredicate, "Book", key: "price"),
+    PredicateValidationCase(
+      "price BETWEEN {pages.number, 3}", .invalidPredicate, "Book", key: "price"),
+    PredicateValidationCase(
+      "title MATCHES '(a'", .invalidPredicate, "Book", key: "title", value: "\"(a\""),
+    PredicateValidationCase(
+      "price IN 'abc'", .wrongType, "Book", key: "price", value: "\"abc\" (a string)"),
     PredicateValidationCase(
       "title == category.books.title", .invalidPredicate, "Book", key: "title"),
   ]

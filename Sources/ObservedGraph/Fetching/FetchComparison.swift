@@ -38,7 +38,8 @@ public struct FetchComparison: Hashable, Sendable, CustomStringConvertible {
     /// right value.
     case contains = "CONTAINS"
     /// `LIKE`: the left string matches the right pattern, where `*` matches any run of characters
-    /// and `?` exactly one (`\*`, `\?` match themselves).
+    /// and `?` exactly one; `\*`, `\?` and `\\` match themselves (in a quoted literal the
+    /// backslash is itself escaped: `'a\\*'`).
     case like = "LIKE"
     /// `MATCHES`: the whole left string matches the right regular expression.
     case matches = "MATCHES"
@@ -48,22 +49,6 @@ public struct FetchComparison: Hashable, Sendable, CustomStringConvertible {
 
     /// The operator's spelling in predicate-format syntax.
     public var description: String { rawValue }
-
-    /// Whether the operator works on strings only.
-    var isStringOperator: Bool {
-      switch self {
-      case .beginsWith, .endsWith, .like, .matches: true
-      default: false
-      }
-    }
-
-    /// Whether the operator orders its operands.
-    var isOrdering: Bool {
-      switch self {
-      case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between: true
-      default: false
-      }
-    }
   }
 
   /// How a comparison treats a collection on its left side.

@@ -381,6 +381,8 @@ struct PredicateParser {
     case ("NSDate", .constant(.double(let seconds))):
       return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
     case ("NSDate", _): throw wrongValue("seconds since 2001-01-01 for NSDate")
+    case ("NSDecimalNumber", .constant(.string("NaN"))):
+      return .constant(.decimal(.nan))  // what `Decimal.nan.description` prints
     case ("NSDecimalNumber", .constant(.string(let text))):
       guard let number = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
         throw wrongValue("a decimal number string")

@@ -160,6 +160,10 @@ extension FetchComparison {
       throw error(
         .invalidPredicate, "\(right.text), a collection, may stand on the right of IN only")
     }
+    if right.elements != nil && `operator` != .in && `operator` != .between {
+      throw error(
+        .invalidPredicate, "the list \(right.text) may stand on the right of IN or BETWEEN only")
+    }
     func mismatch(_ a: FetchShape, _ b: FetchShape) -> ObjectGraphError {
       error(
         .wrongType, "\(a.text); it cannot be compared with \(b.text)",
@@ -175,10 +179,8 @@ extension FetchComparison {
         for element in elements { try check(left, element) }
       } else if right.isCollection || right.kind == nil {
         try check(left, right)
-      } else if case .string = right.kind,
-        left.kind.map({ $0.isComparable(with: .string) }) != false
-      {
-        return
+      } else if case .string = right.kind {
+        try check(left, right)  // a substring test
       } else {
         throw error(
           .invalidPredicate,
@@ -194,6 +196,9 @@ extension FetchComparison {
       }
       try checkOrderable(left, error)
       for element in right.elements ?? [] {
+        if element.isCollection {
+          throw error(.invalidPredicate, "a bound of BETWEEN is one value, not \(element.text)")
+        }
         try checkOrderable(element, error)
         try check(left, element)
       }
@@ -204,6 +209,15 @@ extension FetchComparison {
         if let kind = side.kind, !kind.isComparable(with: .string) {
           throw error(
             .wrongType, "\(`operator`.rawValue) compares strings; \(side.text)", value: side.text)
+        }
+      }
+      if `operator` == .matches, case .constant(.string(let pattern)?) = self.right {
+        do {
+          _ = try Regex(pattern)
+        } catch {
+          throw ObjectGraphError(
+            .invalidPredicate, entity: entity.name, key: keyName, value: right.text,
+            reason: "\(right.text) is not a regular expression: \(error)")
         }
       }
     case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:

@@ -18,8 +18,10 @@
 /// ```
 ///
 /// Its ``description`` is the predicate in the same syntax, and parsing it gives back an equal
-/// tree, except that `.and([])` prints as `TRUEPREDICATE`, `.or([])` as `FALSEPREDICATE`, and a
-/// one-element `AND` or `OR` as its element.
+/// tree. The exceptions are trees the parser never makes: `.and([])` prints as `TRUEPREDICATE`,
+/// `.or([])` as `FALSEPREDICATE`, a one-element `AND` or `OR` as its element, a key path with a
+/// key that is not an identifier (letters, digits, `_`) prints as it is, and the parser refuses a
+/// `BETWEEN` whose right side is not two bounds, a key path or a variable.
 ///
 /// ## Syntax
 ///
@@ -32,7 +34,7 @@
 /// | `<`, `<=` / `=<`, `>`, `>=` / `=>` | order: numbers by value, strings by Swift's `<`, dates by time |
 /// | `a BETWEEN {low, high}` | `low <= a <= high` |
 /// | `BEGINSWITH`, `ENDSWITH`, `CONTAINS` | string prefix, suffix, substring; `CONTAINS` on a collection: membership |
-/// | `LIKE` | whole-string pattern: `*` any run of characters, `?` one character, `\*` `\?` themselves |
+/// | `LIKE` | whole-string pattern: `*` any run of characters, `?` one character; `\*` `\?` themselves (written `'\\*'` in a literal) |
 /// | `MATCHES` | the whole string matches a regular expression (Swift `Regex` syntax) |
 /// | `a IN {1, 2}`, `a IN books.title`, `a IN "text"` | membership in a list, in a to-many key path's values, or substring |
 /// | `[c]`, `[d]`, `[cd]` after an operator | case-, diacritic-, or both-insensitive string comparison |
@@ -50,9 +52,10 @@
 /// | `%@`, `%K`, `%d` / `%i`, `%f` | the next argument: a value, a key path, an integer, a number |
 /// | `CAST(721692000.0, "NSDate")`, `CAST("1.5", "NSDecimalNumber")`, `CAST("…", "UUID")`, `CAST("…", "URL")`, `CAST("<base64>", "Data")`, `CAST("og://…", "ObjectID")` | constants of types without a literal (what ``description`` prints) |
 ///
-/// Not supported: `SUBQUERY`, `FUNCTION`, arithmetic, `@distinctUnionOfObjects` and other
-/// collection operators, index access (`[FIRST]`, `[1]`), `%s`/`%lu` and other C formats, `%%`,
-/// block and custom-selector predicates.
+/// Not supported: `SUBQUERY`, `FUNCTION`, arithmetic, parentheses around an expression
+/// (`(price) < 3`), a collection operator at the start of a key path (`@sum.books.price`),
+/// `@distinctUnionOfObjects` and the other collection operators, index access (`[FIRST]`, `[1]`),
+/// `%s`, `%lu` and the other C formats, `%%`, and block or custom-selector predicates.
 ///
 /// ## Semantics, and where they differ from NSPredicate
 ///
@@ -64,17 +67,23 @@
 /// different kinds are never equal and never ordered (NSPredicate would compare `YES` with `1`).
 ///
 /// - nil equals only nil; an ordering comparison, `BETWEEN`, and any string operator with nil on
-///   either side is false (NSPredicate's in-memory evaluation returns true for `nil <= nil`).
-/// - A to-one step through nil makes the whole key path nil.
+///   either side is false (GNUstep's NSPredicate answers true for `nil <= nil`).
+/// - A to-one step through nil makes the key path nil, or an empty collection when a to-many
+///   step follows (`ANY category.books.price > 1` is false for a book without a category).
 /// - A key path through a to-many relationship yields a collection. It must be quantified with
 ///   `ANY`, `ALL` or `NONE`, or reduced with a collection operator, or stand on the right of `IN`
-///   or on the left of `CONTAINS`; compared directly it throws (as a Core Data fetch does; in-memory
-///   NSPredicate would compare a set with a value and answer false).
+///   or on the left of `CONTAINS`; compared directly it throws (a Core Data fetch throws "to-many
+///   key not allowed here"; in-memory NSPredicate compares the set with the value and answers
+///   false).
 /// - `ALL` and `NONE` are true on an empty collection, `ANY` false.
 /// - `BEGINSWITH`, `ENDSWITH`, `CONTAINS` with an empty right string are true, as Swift's
 ///   `hasPrefix("")` is (NSPredicate answers false).
-/// - `MATCHES` uses Swift `Regex` (grapheme-cluster semantics, ICU-like syntax); `[c]` ignores case,
-///   `[d]` folds diacritics in the string and the pattern.
+/// - `LIKE`'s `?` matches exactly one character (GNUstep's translation to a regular expression
+///   lets it match none).
+/// - `MATCHES` uses Swift `Regex` (grapheme-cluster semantics, ICU-like syntax, compiled at each
+///   evaluation); `[c]` ignores case, `[d]` folds diacritics in the string and the pattern.
+/// - A `Float` attribute compares as the `Double` it widens to: `0.1` as a `Float` does not equal
+///   the constant `0.1`.
 /// - `@sum` and `@avg` of no values are 0 and nil, `@min` and `@max` nil; nil member values are
 ///   skipped.
 public enum FetchPredicate: Hashable, Sendable, CustomStringConvertible {

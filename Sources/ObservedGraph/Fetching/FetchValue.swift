@@ -211,7 +211,8 @@ enum FetchArithmetic {
     var decimal: Decimal {
       switch self {
       case .integer(let number): Decimal(number)
-      case .double(let number): Decimal(number)
+      // Foundation's `Decimal(_: Double)` traps on an infinity.
+      case .double(let number): number.isFinite ? Decimal(number) : .nan
       case .decimal(let number): number
       }
     }
@@ -333,11 +334,19 @@ enum FetchArithmetic {
     return .some(.double((total.flatMap(Number.init)?.double ?? 0) / Double(values.count)))
   }
 
-  /// The least (`.orderedAscending`) or greatest value; nil inside for none, nil when two values
-  /// do not order.
+  /// The least (`.orderedAscending`) or greatest value, NaN skipped; nil inside for none, nil when
+  /// two values do not order (they are not numbers, strings or dates).
   static func extreme(_ values: [StoredValue], keepingFirst wanted: ComparisonResult)
     -> StoredValue??
   {
+    // NaN orders with nothing: it is skipped, as nil values are.
+    let values = values.filter { value in
+      switch value {
+      case .double(let number): !number.isNaN
+      case .decimal(let number): !number.isNaN
+      default: true
+      }
+    }
     guard var best = values.first else { return .some(nil) }
     for value in values {
       guard let result = order(value, best, []) else { return nil }
