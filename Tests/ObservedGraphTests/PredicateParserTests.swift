@@ -188,6 +188,19 @@ struct PredicateParseCase: Sendable, CustomTestStringConvertible {
     #expect(p == .and(zip(keys, expected).map { cmp(key($0), .equal, $1) }))
   }
 
+  @Test func integerArguments() throws {
+    let p = try FetchPredicate(
+      format: "a IN {%@, %@, %@, %@, %@, %@}", Int8(-8), UInt8(8), UInt16(16), Int32(-32),
+      UInt32(32), Int64.min)
+    #expect(p == cmp(key("a"), .in, list(int(-8), int(8), int(16), int(-32), int(32), int(.min))))
+    // Beyond Int64, an unsigned integer becomes the nearest double.
+    #expect(try FetchPredicate(format: "a == %@", UInt64.max) == cmp(key("a"), .equal, dbl(0x1p64)))
+    #expect(try FetchPredicate(format: "a == %@", UInt(7)) == cmp(key("a"), .equal, int(7)))
+    #expect(
+      try FetchPredicate(format: "a == %@", Substring("sub")) == cmp(key("a"), .equal, str("sub")))
+    #expect(try FetchPredicate(format: "a IN %@", Set([3])) == cmp(key("a"), .in, list(int(3))))
+  }
+
   @Test func placeholders() throws {
     #expect(
       try FetchPredicate(format: "%K == %@", "category.name", nil)

@@ -22,8 +22,8 @@ import Foundation
 /// Its ``description`` is the expression in predicate-format syntax: `category.name`, `"Dune"`,
 /// `12.5`, `{1, 2}`, `$limit`, `SELF`. Values with no literal of their own print as a `CAST`:
 /// `CAST(721692000.0, "NSDate")`, `CAST("3.25", "NSDecimalNumber")`, `CAST("…", "UUID")`,
-/// `CAST("…", "URL")`, `CAST("<base64>", "Data")`, `CAST("og://…", "ObjectID")`; the parser reads
-/// them back.
+/// `CAST("…", "URL")`, `CAST("<base64>", "Data")`, `CAST("og://…", "ObjectID")`, and a double
+/// that is not finite `CAST("nan", "Double")`; the parser reads them back.
 public enum FetchExpression: Hashable, Sendable, CustomStringConvertible {
   /// A key path read from the object being tested, such as `"title"`, `"category.name"` or
   /// `"books.@count"`.
@@ -33,6 +33,8 @@ public enum FetchExpression: Hashable, Sendable, CustomStringConvertible {
   /// An object, by its identifier (what `%@` makes of a ``ManagedObject`` argument).
   case object(ObjectID)
   /// A list of expressions: the right side of `IN` (`{1, 2, 3}`) and `BETWEEN` (`{low, high}`).
+  /// An element that is itself a collection (a nested list, a to-many key path) is flattened into
+  /// the list when evaluated.
   indirect case aggregate([FetchExpression])
   /// A variable, `$name`, replaced by ``FetchPredicate/substituting(_:)``; evaluating a predicate
   /// that still holds one throws.

@@ -50,7 +50,7 @@
 /// | `{1, 2, 3}` | a list |
 /// | `$name` | a variable, see ``substituting(_:)`` |
 /// | `%@`, `%K`, `%d` / `%i`, `%f` | the next argument: a value, a key path, an integer, a number |
-/// | `CAST(721692000.0, "NSDate")`, `CAST("1.5", "NSDecimalNumber")`, `CAST("…", "UUID")`, `CAST("…", "URL")`, `CAST("<base64>", "Data")`, `CAST("og://…", "ObjectID")` | constants of types without a literal (what ``description`` prints) |
+/// | `CAST(721692000.0, "NSDate")`, `CAST("1.5", "NSDecimalNumber")`, `CAST("…", "UUID")`, `CAST("…", "URL")`, `CAST("<base64>", "Data")`, `CAST("og://…", "ObjectID")`, `CAST("inf", "Double")` | constants without a literal of their own (what ``description`` prints for them) |
 ///
 /// Not supported: `SUBQUERY`, `FUNCTION`, arithmetic, parentheses around an expression
 /// (`(price) < 3`), a collection operator at the start of a key path (`@sum.books.price`),
