@@ -24,6 +24,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       case objectNotFound, otherStore, storeClosed, duplicateObject
       case deleteDenied, missingValue, tooFewObjects, tooManyObjects, multipleErrors
       case invalidRule, valueTooSmall, valueTooLarge, tooShort, tooLong, patternMismatch
+      case invalidPredicate
     }
     let code: Code
     /// The kind's name, such as `unknownKey`.
@@ -202,6 +203,11 @@ extension ObjectGraphError.Kind {
   public static let tooLong = Self(code: .tooLong)
   /// A string does not match its attribute's pattern.
   public static let patternMismatch = Self(code: .patternMismatch)
+  /// A predicate cannot be checked or evaluated as written: a to-many key path compared without
+  /// `ANY`, `ALL` or `NONE`, a variable never substituted, `BETWEEN` without two bounds, `IN`
+  /// without a collection, or a `MATCHES` pattern that is not a regular expression (see
+  /// ``FetchPredicate``).
+  public static let invalidPredicate = Self(code: .invalidPredicate)
   /// Several validation errors at once; see ``ObjectGraphError/underlying``.
   public static let multipleErrors = Self(code: .multipleErrors)
 }
