@@ -63,6 +63,7 @@ final class SQLiteConnection {
       busyTimeout.components.seconds * 1000
       + busyTimeout.components.attoseconds / 1_000_000_000_000_000
     sqlite3_busy_timeout(opened, Int32(clamping: milliseconds))
+    SQLiteFunctions.register(on: opened)
     do {
       // Reads the header and the schema: a file that is not a database fails here, before
       // anything is written.

@@ -64,9 +64,9 @@ public final class SQLiteStore: PersistentStore {
 
   let connection: SQLiteConnection
   let schema: SQLiteSchema
-  private let layouts: [String: EntityLayout]
+  let layouts: [String: EntityLayout]
   /// Each concrete entity's layout, and each entity's name, by its id in `og_entities`.
-  private let layoutsByID: [EntityLayout?]
+  let layoutsByID: [EntityLayout?]
   private let entitiesByID: [EntityDescription?]
   /// Join-table columns that hold keys of an entity's objects, by entity name: a deleted object's
   /// rows in them go with it.
@@ -227,7 +227,7 @@ public final class SQLiteStore: PersistentStore {
   ///
   /// - Throws: ``ObjectGraphError/Kind/wrongType`` for a column holding a value its attribute's
   ///   type cannot take; the target may have some of the row's values then.
-  private func read<Target: RowTarget>(
+  func read<Target: RowTarget>(
     _ row: SQLiteStatement.Row, _ layout: EntityLayout, key: Int64, into target: inout Target
   ) throws {
     for column in layout.columns {

@@ -47,6 +47,9 @@ final class TestStore: PersistentStore {
     try base.save(changes)
     saves.append(changes)
   }
+  func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
+    try base.fetch(request, into: loader)
+  }
 
   /// A stored object of an entity, with the named values and every other property omitted.
   func row(_ entity: String, _ key: Int64, _ values: [String: StoredProperty]) -> StoredObject {

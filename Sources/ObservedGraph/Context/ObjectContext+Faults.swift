@@ -124,7 +124,7 @@ extension ObjectContext {
 
   /// Runs a load with the context's loader (a new one when a load is already under way); when
   /// the load fails, the objects it began are left without values.
-  private func withLoader(_ body: (ObjectLoader) throws -> Void) throws {
+  func withLoader<T>(_ body: (ObjectLoader) throws -> T) throws -> T {
     let loader: ObjectLoader
     if let idle = idleLoader {
       loader = idle
@@ -137,7 +137,7 @@ extension ObjectContext {
       idleLoader = loader
     }
     do {
-      try body(loader)
+      return try body(loader)
     } catch {
       loader.abandon()
       throw error

@@ -83,9 +83,9 @@ extension FetchComparison {
     return left.description
   }
 
-  private func invalid(_ object: ManagedObject, _ reason: String) -> ObjectGraphError {
+  private func invalid(_ object: ManagedObject?, _ reason: String) -> ObjectGraphError {
     ObjectGraphError(
-      .invalidPredicate, entity: object.entity.name, key: keyName,
+      .invalidPredicate, entity: object?.entity.name ?? "", key: keyName,
       reason: "\(ObjectGraphError.shorten(description)): \(reason)")
   }
 
@@ -147,8 +147,26 @@ extension FetchComparison {
     }
   }
 
+  /// Whether two single values meet the comparison's operator and options, its modifier aside,
+  /// exactly as a fetch tests them: for a store that evaluates comparisons itself.
+  ///
+  /// ```swift
+  /// let starts = FetchComparison(.keyPath("title"), .beginsWith, .constant(nil), options: .caseInsensitive)
+  /// try starts.test(.string("Émile"), .string("é"))   // false: [c] folds case, not accents
+  /// ```
+  /// - Parameters:
+  ///   - left: The left value; nil for none.
+  ///   - right: The right value; nil for none.
+  /// - Returns: The result of the operator (for `BETWEEN` and `IN`, which need a list, false).
+  /// - Throws: ``ObjectGraphError/Kind/invalidPredicate`` for a `MATCHES` pattern that is not a
+  ///   regular expression.
+  public func test(_ left: StoredValue?, _ right: StoredValue?) throws -> Bool {
+    guard `operator` != .between, `operator` != .in else { return false }
+    return try scalar(left.map(FetchValue.stored), right.map(FetchValue.stored), nil)
+  }
+
   /// The operator applied to two single values.
-  private func scalar(_ a: FetchValue?, _ b: FetchValue?, _ object: ManagedObject) throws -> Bool {
+  private func scalar(_ a: FetchValue?, _ b: FetchValue?, _ object: ManagedObject?) throws -> Bool {
     switch `operator` {
     case .equal: return FetchArithmetic.equal(a, b, options)
     case .notEqual: return !FetchArithmetic.equal(a, b, options)

@@ -95,12 +95,12 @@ public struct FetchRequest<Result: ManagedObject> {
   /// A request for objects of `Result`'s entity with a ``FetchPredicate`` and ``FetchSort`` keys.
   ///
   /// ```swift
-  /// FetchRequest<Book>(predicate: try FetchPredicate(format: "price < 12"))
+  /// FetchRequest<Book>(matching: try FetchPredicate(format: "price < 12"), sortedBy: [FetchSort("title")])
   /// ```
   /// - Parameters:
   ///   - predicate: The condition; nil for every object.
   ///   - sortDescriptors: The order, first key first.
-  public init(predicate: FetchPredicate?, sortDescriptors: [FetchSort] = []) {
+  public init(matching predicate: FetchPredicate?, sortedBy sortDescriptors: [FetchSort] = []) {
     entityName = nil
     self.predicate = predicate
     self.sortDescriptors = sortDescriptors

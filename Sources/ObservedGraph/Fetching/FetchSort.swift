@@ -27,6 +27,25 @@ public struct FetchSort: Hashable, Sendable, CustomStringConvertible {
     /// Foundation's `localizedStandardCompare(_:)`, as the Finder sorts names: case-insensitive,
     /// numbers by value ("a2" before "a10"); `SortDescriptor`'s default on Apple platforms.
     case localizedStandard
+
+    /// The order of two strings under this comparison: what a fetch sorts by, in memory and in a
+    /// store (which calls it to sort the same way).
+    ///
+    /// ```swift
+    /// FetchSort.Comparison.localizedStandard.compare("a2", "a10")   // .orderedAscending
+    /// FetchSort.Comparison.swift.compare("a2", "a10")               // .orderedDescending
+    /// ```
+    /// - Parameters:
+    ///   - a: A string.
+    ///   - b: Another string.
+    /// - Returns: Their order.
+    public func compare(_ a: String, _ b: String) -> ComparisonResult {
+      switch self {
+      case .swift: FetchArithmetic.order(a, b)
+      case .localized: a.localizedCompare(b)
+      case .localizedStandard: a.localizedStandardCompare(b)
+      }
+    }
   }
 
   /// The key path whose values order the objects, such as `"title"` or `"category.name"`.
@@ -115,7 +134,7 @@ public struct FetchSort: Hashable, Sendable, CustomStringConvertible {
         ?? FetchArithmetic.order(x.double.isNaN ? 1 : 0, y.double.isNaN ? 1 : 0)
     }
     switch (a, b) {
-    case (.string(let x), .string(let y)): return compare(x, y, comparison)
+    case (.string(let x), .string(let y)): return comparison.compare(x, y)
     case (.date(let x), .date(let y)): return FetchArithmetic.order(x, y)
     case (.bool(let x), .bool(let y)): return FetchArithmetic.order(x ? 1 : 0, y ? 1 : 0)
     case (.uuid(let x), .uuid(let y)):
@@ -127,15 +146,6 @@ public struct FetchSort: Hashable, Sendable, CustomStringConvertible {
     case (.url(let x), .url(let y)):
       return FetchArithmetic.order(x.absoluteString, y.absoluteString)
     default: return FetchArithmetic.order(rank(a), rank(b))
-    }
-  }
-
-  /// The order of two strings under a comparison.
-  static func compare(_ a: String, _ b: String, _ comparison: Comparison) -> ComparisonResult {
-    switch comparison {
-    case .swift: FetchArithmetic.order(a, b)
-    case .localized: a.localizedCompare(b)
-    case .localizedStandard: a.localizedStandardCompare(b)
     }
   }
 

@@ -107,6 +107,27 @@ public final class InMemoryStore: PersistentStore {
     }
   }
 
+  /// Gives every object of the fetch's entities, with its values; the context tests, sorts and
+  /// counts them.
+  public func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
+    try checkOpen()
+    let names = Set(request.entities.map(\.name))
+    for key in objects.keys.sorted() {
+      let object = objects[key]!
+      guard names.contains(object.id.entityName) else { continue }
+      if request.loadsValues {
+        var values = object
+        for (index, value) in values.properties.enumerated() {
+          if case .toMany = value { values.properties[index] = .omitted }
+        }
+        try loader.load(values)
+      } else if let entity = model.entity(named: object.id.entityName) {
+        loader.appendObject(entity, key: key)
+      }
+    }
+    return false
+  }
+
   private func checkOpen() throws {
     guard isClosed else { return }
     throw ObjectGraphError(

@@ -89,6 +89,23 @@ public final class ObjectLoader {
     return true
   }
 
+  /// Names an object whose values the store does not give now: it comes back as a fault that
+  /// loads its values when read (with others, see ``ObjectContext/faultBatchSize``).
+  ///
+  /// ```swift
+  /// loader.appendObject(bookEntity, key: 42)
+  /// ```
+  /// - Parameters:
+  ///   - entity: The object's entity: a concrete entity of the store's model.
+  ///   - key: The object's key, its ``ObjectID/key``.
+  public func appendObject(_ entity: EntityDescription, key: Int64) {
+    current = nil
+    guard let own = ownEntity(entity),
+      let object = context.objectForLoad(own, key: key, batchable: true)
+    else { return }
+    objects.append(object)
+  }
+
   /// Gives an attribute's value of the current row.
   ///
   /// A value that is not of the attribute's type leaves the attribute at its default; stores

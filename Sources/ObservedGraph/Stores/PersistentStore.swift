@@ -97,6 +97,25 @@ public protocol PersistentStore: AnyObject {
 
   /// Saves one save's changes: all of them, or — when it throws — none, the store left as it was.
   func save(_ changes: StoreChanges) throws
+
+  /// Gives the objects a fetch asks for to the loader, in order.
+  ///
+  /// A store applies what it can of the fetch and says whether it applied all of it. When it
+  /// did, the objects it gave are exactly the answer: those that match, in order, the offset and
+  /// the limit applied. When it did not, it gives every object that may match (at least the
+  /// objects of the entities that match; any order) and the context tests, sorts and counts them
+  /// in memory, with the library's semantics. A store gives each object with
+  /// ``ObjectLoader/beginObject(_:key:)`` and its values, or — when ``StoreFetch/loadsValues``
+  /// is false — with ``ObjectLoader/appendObject(_:key:)``.
+  ///
+  /// ```swift
+  /// let complete = try store.fetch(StoreFetch(entity: bookEntity), into: loader)
+  /// ```
+  /// - Parameters:
+  ///   - request: What is wanted.
+  ///   - loader: Where the objects go.
+  /// - Returns: Whether the objects given are exactly the answer.
+  func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool
 }
 
 extension PersistentStore {

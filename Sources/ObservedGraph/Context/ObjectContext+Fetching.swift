@@ -1,0 +1,192 @@
+/// Fetching: the objects of an entity that match a predicate, in order, from the store and the
+/// context's unsaved changes together.
+extension ObjectContext {
+  /// The objects a request describes.
+  ///
+  /// The objects of the request's entity (and its sub-entities) that match its predicate, in the
+  /// order of its sort keys (objects equal on every key in the order of their identifiers), the
+  /// offset and the limit applied last. With ``FetchRequest/includesPendingChanges`` (the
+  /// default), the context's unsaved changes count: inserted objects that match are in the
+  /// results, deleted objects are not, and objects whose unsaved values match are in the results
+  /// (and those whose values no longer match are not) — the offset and the limit apply after
+  /// that.
+  ///
+  /// The store applies what it can (the SQLite store translates most predicates and sorts to SQL,
+  /// with the same semantics); the rest is done in memory, with the semantics the
+  /// ``FetchPredicate`` and ``FetchSort`` documentation gives. Objects not in memory come back
+  /// as faults whose values came with the fetch (reading them loads nothing more), unless
+  /// ``FetchRequest/returnsObjectsAsFaults`` is false; with ``FetchRequest/fetchBatchSize`` above
+  /// 0 they come back as faults without values, loaded in batches as they are read.
+  ///
+  /// ```swift
+  /// let cheap = try context.fetch(
+  ///   FetchRequest<Book>(predicate: #Predicate { $0.price < 12 }, sortBy: [SortDescriptor(\.title)]))
+  /// ```
+  /// - Parameter request: What to fetch.
+  /// - Returns: The objects, in order.
+  /// - Throws: ``ObjectGraphError``: `unknownEntity` for an entity the model does not have;
+  ///   the errors of ``FetchPredicate/validate(for:)`` for a predicate that does not fit the
+  ///   entity; `notToMany` for a sort key path through a to-many relationship; what the store
+  ///   throws. Nothing in the context changes when it throws, except faults that were loaded.
+  /// - Complexity: O(n log n) for the n objects the store gives, and the context's unsaved
+  ///   objects of the entity, when sorting happens in memory.
+  public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+    try fetchObjects(request).map { $0 as! Result }
+  }
+
+  /// The number of objects ``fetch(_:)`` would return.
+  ///
+  /// ```swift
+  /// let count = try context.count(for: FetchRequest<Book>(predicate: #Predicate { $0.price < 12 }))
+  /// ```
+  /// - Parameter request: What to count.
+  /// - Returns: The number of objects.
+  /// - Throws: The errors of ``fetch(_:)``.
+  public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
+    var request = request
+    request.returnsObjectsAsFaults = true
+    request.relationshipKeyPathsForPrefetching = []
+    if request.fetchBatchSize == 0 { request.fetchBatchSize = Int.max }
+    return try fetchObjects(request).count
+  }
+
+  /// The objects of a fetch, in order.
+  private func fetchObjects<Result>(_ request: FetchRequest<Result>) throws -> [ManagedObject] {
+    let (entity, predicate, sorts) = try request.resolvedForFetch(in: self)
+    var wanted = StoreFetch(
+      entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
+      sortDescriptors: sorts, fetchLimit: max(0, request.fetchLimit),
+      fetchOffset: max(0, request.fetchOffset), loadsValues: request.fetchBatchSize <= 0)
+    let entities = Set(wanted.entities.map(ObjectIdentifier.init))
+    let pending =
+      request.includesPendingChanges
+      ? tracker.dirty.filter { entities.contains(ObjectIdentifier($0.entity)) } : []
+    // The store's answer is the whole answer when it applied everything and nothing unsaved
+    // changes it; otherwise it gives candidates, and the offset and limit apply here.
+    if !pending.isEmpty {
+      wanted.fetchLimit = 0
+      wanted.fetchOffset = 0
+    }
+    var objects: [ManagedObject]
+    var complete: Bool
+    if let store {
+      (objects, complete) = try withLoader { loader in
+        let complete = try store.fetch(wanted, into: loader)
+        return (loader.objects, complete)
+      }
+    } else {
+      objects = registry.registeredObjects.filter {
+        entities.contains(ObjectIdentifier($0.entity)) && !$0.isInsertedFlag
+      }
+      complete = false
+    }
+    if !pending.isEmpty {
+      let changed = Set(pending.map(ObjectIdentifier.init))
+      objects.removeAll { changed.contains(ObjectIdentifier($0)) }
+      objects += pending.filter { !$0.isDeletedFlag }
+      complete = false
+    }
+    if !complete {
+      if let predicate { objects = try objects.filter { try predicate.evaluate(with: $0) } }
+      objects = try sorted(objects, by: sorts)
+      objects = Array(objects.dropFirst(max(0, request.fetchOffset)))
+      if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+    }
+    if !request.returnsObjectsAsFaults {
+      for object in objects { try fulfilFault(of: object) }
+    }
+    try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
+    return objects
+  }
+
+  /// Objects in the order of sort keys, then of their keys.
+  private func sorted(_ objects: [ManagedObject], by sorts: [FetchSort]) throws
+    -> [ManagedObject]
+  {
+    var failure: (any Error)?
+    let result = objects.sorted { a, b in
+      guard failure == nil else { return false }
+      do {
+        return try sorts.compare(a, b) == .orderedAscending
+      } catch {
+        failure = error
+        return false
+      }
+    }
+    if let failure { throw failure }
+    return result
+  }
+
+  /// Loads the objects reached through each key path from the objects, one load per
+  /// relationship step and batch of faults: the faults a to-one step reaches load together.
+  private func prefetch(_ keyPaths: [String], of objects: [ManagedObject]) throws {
+    for keyPath in keyPaths {
+      var reached = objects
+      for key in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+        var next: [ManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        for object in reached {
+          guard let property = object.entity.propertiesByName[key], property.isRelationship
+          else {
+            throw ObjectGraphError(
+              .unknownKey, entity: object.entity.name, key: keyPath,
+              reason: "\(object.entity.name) has no relationship \(key) to prefetch in "
+                + "\(keyPath)")
+          }
+          try object.fulfilFault(key: key)
+          if property.isToMany { try object.loadToMany(property) }
+          for member in object.members(property)
+          where seen.insert(ObjectIdentifier(member)).inserted {
+            next.append(member)
+          }
+        }
+        // Faults without values load together, a batch per load.
+        let faults = next.filter {
+          $0.isFaultFlag && $0.marks & ManagedObject.prefilledMark == 0
+        }
+        if let store, !faults.isEmpty {
+          try withLoader { loader in
+            try store.loadObjects(faults.map(\.objectID), into: loader)
+          }
+        }
+        reached = next
+      }
+    }
+  }
+}
+
+extension FetchRequest {
+  /// The entity, the predicate checked against it, and the sort keys of a request.
+  func resolvedForFetch(in context: ObjectContext) throws -> (
+    EntityDescription, FetchPredicate?, [FetchSort]
+  ) {
+    let entity: EntityDescription
+    if let entityName {
+      guard let named = context.model.entity(named: entityName) else {
+        throw ObjectGraphError(
+          .unknownEntity, entity: entityName,
+          reason: "the model has no entity \(entityName) to fetch")
+      }
+      guard named.objectClass is Result.Type else {
+        throw ObjectGraphError(
+          .wrongEntity, entity: entityName,
+          reason: "objects of \(entityName) are \(named.objectClass), not \(Result.self)")
+      }
+      entity = named
+    } else {
+      guard let own = context.model.entity(for: Result.self) else {
+        throw ObjectGraphError(
+          .unknownEntity, entity: "\(Result.self)",
+          reason: "the model has no entity of class \(Result.self) to fetch")
+      }
+      entity = own
+    }
+    guard typedPredicate == nil, typedSortDescriptors.isEmpty else {
+      throw ObjectGraphError(
+        .invalidPredicate, entity: entity.name,
+        reason: "#Predicate and SortDescriptor are not converted yet")
+    }
+    try predicate?.validate(for: entity)
+    return (entity, predicate, sortDescriptors)
+  }
+}

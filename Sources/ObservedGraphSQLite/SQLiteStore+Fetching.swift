@@ -1,0 +1,386 @@
+import CSQLite
+import Foundation
+import ObservedGraph
+
+/// Fetching from the file: predicates and sorts translated to SQL where SQLite can give the
+/// library's semantics, the rest left to the context.
+///
+/// What is translated:
+/// - comparisons of an attribute of the entity, or of an object reached through to-one
+///   relationships (`category.name`, as a subquery), with constants of the attribute's own kind:
+///   numbers, dates and Booleans with every operator, `BETWEEN` and `IN`; strings with every
+///   operator, compared by functions the store registers with SQLite, which call the library's
+///   own comparisons (so `==` is Swift's canonical equivalence, and `[c]`, `[d]`, `LIKE`,
+///   `MATCHES` mean what they mean in memory); UUIDs, data and URLs with `==` and `!=`;
+///   comparisons with nil; a to-one (or `SELF`) compared with an object;
+/// - `AND`, `OR`, `NOT` of translated parts; an `AND` whose parts are not all translated keeps
+///   the translated ones in SQL and the context tests the rest;
+/// - sort keys on such attributes, strings through collations that call
+///   ``FetchSort/Comparison-swift.enum/compare(_:_:)``.
+///
+/// Left to the context: decimals (stored as text), `ANY`/`ALL`/`NONE`, collection operators,
+/// to-many key paths, and constants of another kind than their attribute.
+extension SQLiteStore {
+  public func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
+    _ = try connection.openHandle(for: nil)
+    guard let layout = layouts[request.entity.name] ?? anyLayout(of: request.entity) else {
+      return true
+    }
+    var query = SQLQuery(store: self)
+    var conditions: [String] = []
+    let ids = request.entities.compactMap { layouts[$0.name]?.entityID }
+    guard !ids.isEmpty else { return true }
+    conditions.append(
+      "t.\"og_entity\" IN (\(ids.map(String.init).joined(separator: ", ")))")
+    var complete = true
+    if let predicate = request.predicate {
+      let (sql, exact) = query.translate(predicate, entity: request.entity, alias: "t")
+      if let sql { conditions.append(sql) }
+      complete = exact
+    }
+    var orders: [String] = []
+    for sort in request.sortDescriptors {
+      guard let order = query.order(sort, entity: request.entity, alias: "t") else {
+        complete = false
+        break
+      }
+      orders.append(order)
+    }
+    let columns =
+      request.loadsValues
+      ? EntityLayout.selectList(layout.selectColumns, prefix: "t.") : #"t."og_pk", t."og_entity""#
+    var sql =
+      "SELECT \(columns) FROM \(SQLiteSchema.quoted(layout.table)) AS t WHERE "
+      + conditions.joined(separator: " AND ")
+    if complete {
+      sql += " ORDER BY " + (orders + [#"t."og_pk""#]).joined(separator: ", ")
+      if request.fetchLimit > 0 || request.fetchOffset > 0 {
+        sql += " LIMIT ? OFFSET ?"
+        query.arguments += [
+          .integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1),
+          .integer(Int64(request.fetchOffset)),
+        ]
+      }
+    }
+    try connection.statement(sql).forEachRow(query.arguments) { row in
+      guard let key = row.integer(at: 0), let entity = row.integer(at: 1), entity > 0,
+        entity < layoutsByID.count, let rowLayout = layoutsByID[Int(entity)]
+      else { return }
+      if request.loadsValues {
+        guard loader.beginObject(rowLayout.entity, key: key) else { return }
+        var target = LoaderRow(loader: loader)
+        try read(row, rowLayout, key: key, into: &target)
+      } else {
+        loader.appendObject(rowLayout.entity, key: key)
+      }
+    }
+    return complete
+  }
+
+  /// A layout of the table of an abstract entity: the layout of any concrete entity in it.
+  private func anyLayout(of entity: EntityDescription) -> EntityLayout? {
+    guard let table = schema.tableOfEntity[entity.name] else { return nil }
+    return layouts.values.first { $0.table == table }
+  }
+}
+
+/// The SQL of one fetch's predicate and sorts, with the values it binds.
+struct SQLQuery {
+  let store: SQLiteStore
+  var arguments: [SQLiteValue] = []
+  private var aliases = 0
+
+  init(store: SQLiteStore) {
+    self.store = store
+  }
+
+  // MARK: Predicates
+
+  /// A predicate as SQL on the rows of `alias` (objects of `entity`), and whether the SQL is the
+  /// whole predicate. An `AND` keeps its translated parts; anything else is all or nothing.
+  mutating func translate(_ predicate: FetchPredicate, entity: EntityDescription, alias: String)
+    -> (sql: String?, exact: Bool)
+  {
+    if case .and(let parts) = predicate {
+      var translated: [String] = []
+      var exact = true
+      for part in parts {
+        let (sql, partExact) = translate(part, entity: entity, alias: alias)
+        if let sql { translated.append(sql) }
+        exact = exact && partExact
+      }
+      return (translated.isEmpty ? nil : "(" + translated.joined(separator: " AND ") + ")", exact)
+    }
+    let saved = arguments
+    guard let sql = whole(predicate, entity: entity, alias: alias) else {
+      arguments = saved
+      return (nil, false)
+    }
+    return (sql, true)
+  }
+
+  /// A predicate translated whole, or nil.
+  private mutating func whole(
+    _ predicate: FetchPredicate, entity: EntityDescription, alias: String
+  ) -> String? {
+    switch predicate {
+    case .constant(let value): return value ? "1" : "0"
+    case .and(let parts), .or(let parts):
+      var translated: [String] = []
+      for part in parts {
+        guard let sql = whole(part, entity: entity, alias: alias) else { return nil }
+        translated.append(sql)
+      }
+      guard !translated.isEmpty else {
+        if case .and = predicate { return "1" } else { return "0" }
+      }
+      let joiner: String
+      if case .and = predicate { joiner = " AND " } else { joiner = " OR " }
+      return "(" + translated.joined(separator: joiner) + ")"
+    case .not(let inner):
+      // Every translated condition is true or false, never NULL, so NOT is exact.
+      return whole(inner, entity: entity, alias: alias).map { "NOT \($0)" }
+    case .comparison(let comparison):
+      return self.comparison(comparison, entity: entity, alias: alias)
+    }
+  }
+
+  /// A comparison of a key path with a constant, or nil.
+  private mutating func comparison(
+    _ comparison: FetchComparison, entity: EntityDescription, alias: String
+  ) -> String? {
+    guard comparison.modifier == .direct else { return nil }
+    var comparison = comparison
+    if case .keyPath = comparison.right, let flipped = Self.flipped(comparison) {
+      comparison = flipped
+    }
+    let keys: [String]
+    switch comparison.left {
+    case .keyPath(let path):
+      keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    case .evaluatedObject:
+      keys = []
+    default:
+      return nil
+    }
+    guard !keys.contains(where: { $0.hasPrefix("@") || $0.isEmpty }) else { return nil }
+    return path(keys[...], comparison, entity: entity, alias: alias)
+  }
+
+  /// A comparison with its sides swapped (`3 < price` is `price > 3`).
+  private static func flipped(_ comparison: FetchComparison) -> FetchComparison? {
+    var flipped = comparison
+    flipped.left = comparison.right
+    flipped.right = comparison.left
+    switch comparison.operator {
+    case .equal, .notEqual: break
+    case .lessThan: flipped.operator = .greaterThan
+    case .lessThanOrEqual: flipped.operator = .greaterThanOrEqual
+    case .greaterThan: flipped.operator = .lessThan
+    case .greaterThanOrEqual: flipped.operator = .lessThanOrEqual
+    default: return nil
+    }
+    return flipped
+  }
+
+  /// The comparison of the value at the end of a key path, from the rows of `alias`: to-one
+  /// steps become subqueries, through which a nil link makes the value nil.
+  private mutating func path(
+    _ keys: ArraySlice<String>, _ comparison: FetchComparison, entity: EntityDescription,
+    alias: String
+  ) -> String? {
+    guard let key = keys.first else {
+      // `SELF` compared with an object.
+      return object(#"\#(alias)."og_pk""#, comparison)
+    }
+    guard let place = store.schema.places[entity.name]?[key],
+      case .column(_, let column) = place
+    else { return nil }
+    let qualified = "\(alias).\(SQLiteSchema.quoted(column))"
+    if let attribute = entity.allAttributes.first(where: { $0.name == key }) {
+      guard keys.count == 1 else { return nil }
+      return value(qualified, ColumnValue.Conversion(attribute.type), comparison)
+    }
+    guard let relationship = entity.allRelationships.first(where: { $0.name == key }),
+      !relationship.isToMany,
+      let destination = store.model.entity(named: relationship.destination),
+      let table = store.schema.tableOfEntity[destination.name]
+    else { return nil }
+    if keys.count == 1 { return object(qualified, comparison) }
+    // Through the link: the related row meets the rest, or the link is nil and nil meets it.
+    aliases += 1
+    let inner = "r\(aliases)"
+    let saved = arguments
+    guard let rest = path(keys.dropFirst(), comparison, entity: destination, alias: inner) else {
+      arguments = saved
+      return nil
+    }
+    let subquery =
+      "\(qualified) IN (SELECT \(inner).\"og_pk\" FROM \(SQLiteSchema.quoted(table)) AS \(inner) "
+      + "WHERE \(rest))"
+    guard let nilMatches = Self.nilMatches(comparison) else { return nil }
+    return nilMatches ? "(\(qualified) IS NULL OR \(subquery))" : subquery
+  }
+
+  /// Whether a nil value meets the comparison (as the library evaluates it); nil when that
+  /// depends on more than the value.
+  private static func nilMatches(_ comparison: FetchComparison) -> Bool? {
+    switch (comparison.operator, comparison.right) {
+    case (.in, .aggregate(let values)):
+      return values.contains { if case .constant(nil) = $0 { true } else { false } }
+    case (.between, _), (.in, _): return false
+    case (_, .constant(let value)): return try? comparison.test(nil, value)
+    case (.equal, .object): return false
+    case (.notEqual, .object): return true
+    default: return nil
+    }
+  }
+
+  /// A to-one column (or the row's key) compared with an object or nil.
+  private mutating func object(_ column: String, _ comparison: FetchComparison) -> String? {
+    switch (comparison.operator, comparison.right) {
+    case (.equal, .object(let id)) where id.storeIdentifier == store.identifier:
+      arguments.append(.integer(id.key))
+      return "\(column) IS ?"
+    case (.notEqual, .object(let id)) where id.storeIdentifier == store.identifier:
+      arguments.append(.integer(id.key))
+      return "\(column) IS NOT ?"
+    case (.equal, .constant(nil)): return "\(column) IS NULL"
+    case (.notEqual, .constant(nil)): return "\(column) IS NOT NULL"
+    default: return nil
+    }
+  }
+
+  /// An attribute column compared with a constant, a list or two bounds of its own kind.
+  private mutating func value(
+    _ column: String, _ conversion: ColumnValue.Conversion, _ comparison: FetchComparison
+  ) -> String? {
+    let op = comparison.operator
+    switch (op, comparison.right) {
+    case (.equal, .constant(nil)): return "\(column) IS NULL"
+    case (.notEqual, .constant(nil)): return "\(column) IS NOT NULL"
+    case (_, .constant(nil)): return "0"
+    case (.between, .aggregate(let bounds)):
+      guard bounds.count == 2, case .constant(let low?) = bounds[0],
+        case .constant(let high?) = bounds[1],
+        let lower = scalar(column, conversion, comparison, .greaterThanOrEqual, low),
+        let upper = scalar(column, conversion, comparison, .lessThanOrEqual, high)
+      else { return nil }
+      return "(\(lower) AND \(upper))"
+    case (.in, .aggregate(let values)):
+      var parts: [String] = []
+      for element in values {
+        guard case .constant(let value) = element else { return nil }
+        if let value {
+          guard let part = scalar(column, conversion, comparison, .equal, value) else {
+            return nil
+          }
+          parts.append(part)
+        } else {
+          parts.append("\(column) IS NULL")
+        }
+      }
+      return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+    case (.between, _), (.in, _): return nil
+    case (_, .constant(let value?)):
+      return scalar(column, conversion, comparison, op, value)
+    default: return nil
+    }
+  }
+
+  /// An attribute column compared with one value of its kind by one operator; a NULL column
+  /// meets `!=` and nothing else, as nil does in memory.
+  private mutating func scalar(
+    _ column: String, _ conversion: ColumnValue.Conversion, _ comparison: FetchComparison,
+    _ op: FetchComparison.Operator, _ value: StoredValue
+  ) -> String? {
+    let orNull = op == .notEqual ? " OR \(column) IS NULL" : ""
+    switch (conversion, value) {
+    case (.integer, .integer(let number)), (.double, .integer(let number)):
+      guard let sql = Self.numeric(op) else { return nil }
+      arguments.append(.integer(number))
+      return "(\(column) \(sql) ?\(orNull))"
+    case (.integer, .double(let number)), (.double, .double(let number)):
+      guard !number.isNaN, let sql = Self.numeric(op) else { return nil }
+      arguments.append(.real(number))
+      return "(\(column) \(sql) ?\(orNull))"
+    case (.date, .date(let date)):
+      guard let sql = Self.numeric(op) else { return nil }
+      arguments.append(.real(date.timeIntervalSinceReferenceDate))
+      return "(\(column) \(sql) ?\(orNull))"
+    case (.bool, .bool(let flag)):
+      guard let sql = Self.numeric(op) else { return nil }
+      arguments.append(.integer(flag ? 1 : 0))
+      return "(\(column) \(sql) ?\(orNull))"
+    case (.string, .string(let text)):
+      // The library's own comparison, called by SQLite: Swift's semantics, options included.
+      arguments.append(.text(text))
+      return "(og_test('\(op.rawValue)', \(comparison.options.rawValue), \(column), ?) = 1"
+        + "\(orNull))"
+    case (.uuid, .uuid), (.data, .data), (.url, .url):
+      guard op == .equal || op == .notEqual else { return nil }
+      arguments.append(ColumnValue.sqlite(value))
+      return "(\(column) \(op == .equal ? "=" : "!=") ?\(orNull))"
+    default:
+      return nil
+    }
+  }
+
+  /// The SQL operator of a numeric comparison.
+  private static func numeric(_ op: FetchComparison.Operator) -> String? {
+    switch op {
+    case .equal: "="
+    case .notEqual: "!="
+    case .lessThan: "<"
+    case .lessThanOrEqual: "<="
+    case .greaterThan: ">"
+    case .greaterThanOrEqual: ">="
+    default: nil
+    }
+  }
+
+  // MARK: Sorts
+
+  /// A sort key as an `ORDER BY` term on the rows of `alias`, or nil.
+  mutating func order(_ sort: FetchSort, entity: EntityDescription, alias: String) -> String? {
+    let keys = sort.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    guard let (expression, isString) = sortValue(keys[...], entity: entity, alias: alias) else {
+      return nil
+    }
+    let collation = isString ? " COLLATE \(SQLiteFunctions.collation(sort.comparison))" : ""
+    return expression + collation + (sort.ascending ? " ASC" : " DESC")
+  }
+
+  /// The value a sort key orders by: a column, or a subquery through to-one links.
+  private mutating func sortValue(
+    _ keys: ArraySlice<String>, entity: EntityDescription, alias: String
+  ) -> (sql: String, isString: Bool)? {
+    guard let key = keys.first, let place = store.schema.places[entity.name]?[key],
+      case .column(_, let column) = place
+    else { return nil }
+    let qualified = "\(alias).\(SQLiteSchema.quoted(column))"
+    if let attribute = entity.allAttributes.first(where: { $0.name == key }) {
+      guard keys.count == 1 else { return nil }
+      switch ColumnValue.Conversion(attribute.type) {
+      case .integer, .double, .date, .bool: return (qualified, false)
+      case .string: return (qualified, true)
+      case .decimal, .uuid, .data, .url: return nil
+      }
+    }
+    guard let relationship = entity.allRelationships.first(where: { $0.name == key }),
+      !relationship.isToMany,
+      let destination = store.model.entity(named: relationship.destination),
+      let table = store.schema.tableOfEntity[destination.name]
+    else { return nil }
+    guard keys.count > 1 else { return nil }
+    aliases += 1
+    let inner = "s\(aliases)"
+    guard let rest = sortValue(keys.dropFirst(), entity: destination, alias: inner) else {
+      return nil
+    }
+    let subquery =
+      "(SELECT \(rest.sql) FROM \(SQLiteSchema.quoted(table)) AS \(inner) WHERE "
+      + "\(inner).\"og_pk\" = \(qualified))"
+    return (subquery, rest.isString)
+  }
+}

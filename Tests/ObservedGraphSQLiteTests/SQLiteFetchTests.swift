@@ -1,0 +1,303 @@
+import Foundation
+import ObservedGraph
+import Testing
+
+@testable import ObservedGraphSQLite
+
+final class Volume: ManagedObject {
+  @Attribute var title: String = ""
+  @Attribute var subtitle: String?
+  @Attribute var price: Double = 0
+  @Attribute var pages: Int = 0
+  @Attribute var stock: Int?
+  @Attribute var isSigned: Bool = false
+  @Attribute var published: Date = Date(timeIntervalSinceReferenceDate: 0)
+  @Attribute var cost: Decimal = 0
+  @Attribute var code: Int = 0
+  @Relationship(inverse: "volumes") var genre: Genre?
+
+  override class var indexedKeys: Set<String> { ["code"] }
+}
+
+final class Genre: ManagedObject {
+  @Attribute var name: String = ""
+  @Attribute var rank: Int = 0
+  @Relationship(inverse: "children") var parent: Genre?
+  @Relationship(inverse: "parent") var children: Set<Genre>
+  @Relationship(inverse: "genre") var volumes: Set<Volume>
+}
+
+/// Fetching from a file gives what fetching in memory gives: every predicate and sort runs both
+/// ways, over titles with non-ASCII and canonically equivalent strings, and the answers agree.
+@Suite struct SQLiteFetchTests {
+  static let model = try! ObjectModel(types: [Volume.self, Genre.self])
+
+  static let titles = [
+    "Caf\u{E9} Society", "Cafe\u{301} Noir", "cafe", "Stra\u{DF}e", "STRASSE", "\u{C9}cole",
+    "ecole", "a10", "a2", "Zebra", "zebra", "\u{212A}elvin", "Kelvin", "", "The first book",
+  ]
+
+  /// A file with a volume per title and genres (nested, one volume without genre); returns the
+  /// store's URL and the writing context (whose objects hold the same values).
+  static func library(_ folder: SQLiteConnectionTests.Folder) throws -> (URL, ObjectContext) {
+    let url = folder.url.appendingPathComponent("library.sqlite")
+    let context = PersistentContainer(store: try SQLiteStore(url: url, model: model)).viewContext
+    let genres = ["Fiction", "Caf\u{E9}", "Cafe\u{301}", "Science"].enumerated().map {
+      index, name in
+      let genre = context.insert(Genre.self)
+      genre.name = name
+      genre.rank = index % 2
+      return genre
+    }
+    genres[2].parent = genres[0]
+    genres[3].parent = genres[1]
+    for (index, title) in titles.enumerated() {
+      let volume = context.insert(Volume.self)
+      volume.title = title
+      volume.subtitle = index % 3 == 0 ? nil : titles[(index * 7) % titles.count]
+      volume.price = [9.5, 12, 12.0, 3, 100, 0.25][index % 6]
+      volume.pages = index * 37 % 11
+      volume.stock = index % 4 == 0 ? nil : index % 5
+      volume.isSigned = index % 2 == 0
+      volume.published = Date(timeIntervalSinceReferenceDate: Double(index % 7) * 86_400)
+      volume.cost = Decimal(index % 5) / 4
+      volume.code = index * 13 % 17
+      volume.genre = index == 5 ? nil : genres[index % genres.count]
+    }
+    try context.save()
+    return (url, context)
+  }
+
+  static let formats = [
+    "title == 'caf\u{E9}'", "title == 'Cafe\u{301} Noir'", "title == 'Caf\u{E9} Noir'",
+    "title ==[c] 'CAFE'", "title ==[cd] 'CAFE'", "title !=[d] 'cafe'", "title == 'Kelvin'",
+    "title < 'a2'", "title >= 'Zebra'", "title <=[c] 'strasse'", "title BETWEEN {'a', 'z'}",
+    "title BEGINSWITH 'Caf'", "title BEGINSWITH[cd] 'cafe'", "title ENDSWITH 'e'",
+    "title CONTAINS[c] 'ss'", "title CONTAINS ''", "title LIKE 'a?'", "title LIKE[c] '*E*'",
+    "title MATCHES '[a-z]+'", "title MATCHES[c] 'z.*'", "title IN {'cafe', 'ecole', 'nope'}",
+    "title IN {'cafe\u{301}', nil}", "subtitle == nil", "subtitle != nil",
+    "subtitle != 'cafe'", "subtitle < 'b'", "subtitle BEGINSWITH 'a'",
+    "price == 12", "price < 9.5", "price >= 12 AND price < 100", "price BETWEEN {3, 12}",
+    "price IN {3, 100, 7}", "pages > 5", "stock == nil", "stock != 2", "stock < 3",
+    "stock IN {1, nil}", "isSigned == YES", "isSigned != NO", "published > CAST(86400, 'NSDate')",
+    "cost > 0.5", "cost == 1 AND price > 1", "code == 4", "code BETWEEN {2, 9}",
+    "genre == nil", "genre.name == 'Fiction'", "genre.name ==[d] 'cafe'",
+    "genre.name != 'Fiction'", "genre.rank == 1", "genre.parent.name == 'Fiction'",
+    "genre.parent == nil", "genre.parent.name == nil", "genre.parent.rank < 1",
+    "ANY genre.volumes.price > 50", "genre.volumes.@count > 3", "NOT (price < 10)",
+    "price < 10 OR title BEGINSWITH 'Z'", "NOT (subtitle == nil OR pages < 3)",
+    "TRUEPREDICATE", "FALSEPREDICATE", "12 > price", "'m' <= title",
+  ]
+
+  @Test(arguments: formats)
+  func aPredicateSelectsTheSameObjectsInTheFileAsInMemory(_ format: String) throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, writer) = try Self.library(folder)
+    let predicate = try FetchPredicate(format: format)
+    let all = try writer.fetch(FetchRequest<Volume>())
+    let expected = try all.filter { try predicate.evaluate(with: $0) }.map(\.objectID)
+    let reader = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
+      .newContext()
+    let fetched = try reader.fetch(FetchRequest<Volume>(matching: predicate))
+    #expect(fetched.map(\.objectID) == expected.sorted { $0.key < $1.key })
+  }
+
+  static let sorts: [[FetchSort]] = [
+    [FetchSort("title")], [FetchSort("title", ascending: false)],
+    [FetchSort("title", comparison: .localizedStandard)],
+    [FetchSort("title", comparison: .localized)], [FetchSort("subtitle")],
+    [FetchSort("price"), FetchSort("title", ascending: false)], [FetchSort("stock")],
+    [FetchSort("stock", ascending: false)], [FetchSort("published"), FetchSort("isSigned")],
+    [FetchSort("genre.name"), FetchSort("pages")], [FetchSort("genre.parent.name")],
+    [FetchSort("cost"), FetchSort("code")],
+  ]
+
+  @Test(arguments: sorts)
+  func sortKeysOrderTheSameInTheFileAsInMemory(_ sorts: [FetchSort]) throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, writer) = try Self.library(folder)
+    // The writing context holds unsaved changes of no volume: add one, so its fetch sorts in
+    // memory, and leave it out of the comparison.
+    let extra = writer.insert(Volume.self)
+    let inMemory = try writer.fetch(FetchRequest<Volume>(matching: nil, sortedBy: sorts))
+      .filter { $0 !== extra }.map(\.objectID)
+    let reader = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
+      .newContext()
+    let fetched = try reader.fetch(FetchRequest<Volume>(matching: nil, sortedBy: sorts))
+    #expect(fetched.map(\.objectID) == inMemory)
+    #expect(fetched.count == Self.titles.count)
+  }
+}
+
+/// What a fetch returns around the store: unsaved changes merged before the offset and the
+/// limit, faults or loaded objects, batches, counts, entities by name, and prefetching.
+@Suite struct FetchRequestTests {
+  typealias Library = SQLiteFetchTests
+
+  /// A reader context on the library's file, and a trace of its statements.
+  static func reader(_ url: URL) throws -> (ObjectContext, SQLiteStore) {
+    let store = try SQLiteStore(url: url, model: Library.model)
+    return (PersistentContainer(store: store).newContext(), store)
+  }
+
+  static func titles(_ volumes: [Volume]) -> [String] { volumes.map(\.title) }
+
+  @Test func formatsThatSQLiteCanAnswerAreTranslatedWhole() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, _) = try Library.library(folder)
+    let (_, store) = try Self.reader(url)
+    let entity = try #require(Library.model.entity(named: "Volume"))
+    let untranslated: Set<String> = [
+      "cost > 0.5", "ANY genre.volumes.price > 50", "genre.volumes.@count > 3",
+    ]
+    let partly: Set<String> = ["cost == 1 AND price > 1"]
+    for format in Library.formats {
+      var query = SQLQuery(store: store)
+      let (sql, exact) = query.translate(
+        try FetchPredicate(format: format), entity: entity, alias: "t")
+      let whole = !untranslated.contains(format) && !partly.contains(format)
+      #expect(exact == whole, "\(format)")
+      #expect((sql != nil) == !untranslated.contains(format), "\(format)")
+    }
+    // An AND keeps its translated part.
+    var query = SQLQuery(store: store)
+    let (sql, exact) = query.translate(
+      try FetchPredicate(format: "cost > 0.5 AND price < 10"), entity: entity, alias: "t")
+    #expect(!exact && sql == #"((t."price" < ?))"#)
+    #expect(query.arguments == [.integer(10)])
+  }
+
+  @Test func unsavedChangesCountBeforeTheOffsetAndTheLimit() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (_, context) = try Library.library(folder)
+    var request = FetchRequest<Volume>(
+      matching: try FetchPredicate(format: "price < 10"), sortedBy: [FetchSort("title")])
+    let saved = try context.fetch(request)
+    // Swift's order: "\u{212A}elvin" (Kelvin sign) equals "Kelvin"; the two keep their keys'
+    // order.
+    let kelvinSign = "\u{212A}elvin"
+    #expect(
+      Self.titles(saved) == [
+        "Caf\u{E9} Society", kelvinSign, "Kelvin", "Stra\u{DF}e", "Zebra", "ecole", "\u{C9}cole",
+      ])
+    // Insert one that matches, delete one, make one stop matching and one start.
+    let new = context.insert(Volume.self)
+    new.title = "Aardvark"
+    new.price = 1
+    try context.delete(saved[1])
+    saved[2].price = 50
+    let a10 = try #require(try context.fetch(FetchRequest<Volume>()).first { $0.title == "a10" })
+    a10.price = 2
+    #expect(
+      Self.titles(try context.fetch(request)) == [
+        "Aardvark", "Caf\u{E9} Society", "Stra\u{DF}e", "Zebra", "a10", "ecole", "\u{C9}cole",
+      ])
+    request.fetchOffset = 1
+    request.fetchLimit = 2
+    #expect(Self.titles(try context.fetch(request)) == ["Caf\u{E9} Society", "Stra\u{DF}e"])
+    #expect(try context.count(for: request) == 2)
+    // As the store answers: the deleted one is there, the inserted one is not, the changed
+    // ones are where their saved values put them.
+    request.includesPendingChanges = false
+    #expect(Self.titles(try context.fetch(request)) == [kelvinSign, "Kelvin"])
+  }
+
+  @Test func theStoreAppliesTheOffsetAndTheLimitWhenNothingIsUnsaved() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, _) = try Library.library(folder)
+    let (context, store) = try Self.reader(url)
+    var statements: [String] = []
+    store.connection.trace = { sql, _, _ in statements.append(sql) }
+    var request = FetchRequest<Volume>(
+      matching: try FetchPredicate(format: "price >= 12"), sortedBy: [FetchSort("title")])
+    request.fetchOffset = 1
+    request.fetchLimit = 3
+    let volumes = try context.fetch(request)
+    #expect(statements.count == 1 && statements[0].contains("LIMIT ? OFFSET ?"))
+    #expect(volumes.allSatisfy { $0.isFault }, "faults, whose values came with the fetch")
+    #expect(Self.titles(volumes) == ["Cafe\u{301} Noir", "STRASSE", "The first book"])
+    #expect(statements.count == 1, "reading them loads nothing more")
+    #expect(try context.count(for: FetchRequest<Volume>()) == Library.titles.count)
+  }
+
+  @Test func objectsComeBackLoadedOrAsFaultsWithoutValuesInBatches() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, _) = try Library.library(folder)
+    let (context, store) = try Self.reader(url)
+    var loaded = FetchRequest<Volume>()
+    loaded.returnsObjectsAsFaults = false
+    #expect(try context.fetch(loaded).allSatisfy { !$0.isFault })
+    let (batched, batchedStore) = try Self.reader(url)
+    batched.faultBatchSize = 4
+    var statements: [String] = []
+    batchedStore.connection.trace = { sql, _, _ in statements.append(sql) }
+    var request = FetchRequest<Volume>(matching: nil, sortedBy: [FetchSort("code")])
+    request.fetchBatchSize = 4
+    let volumes = try batched.fetch(request)
+    #expect(statements.count == 1 && statements[0].hasPrefix(#"SELECT t."og_pk", t."og_entity""#))
+    #expect(volumes.count == Library.titles.count)
+    _ = volumes.map(\.title)
+    // One load of volumes per batch of four (the genres they name load in the same batches).
+    let volumeLoads = statements.dropFirst().filter { $0.contains(#"FROM "Volume""#) }
+    #expect(volumeLoads.count == (Library.titles.count + 3) / 4)
+    _ = store
+  }
+
+  @Test func entitiesByNameSubentitiesAndWrongEntities() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, _) = try Library.library(folder)
+    let (context, _) = try Self.reader(url)
+    let generic = try context.fetch(
+      FetchRequest<ManagedObject>(
+        entityName: "Genre", predicate: try FetchPredicate(format: "rank == 1"),
+        sortDescriptors: [FetchSort("name", ascending: false)]))
+    #expect(
+      try generic.map { try $0.value(forKey: "name") as? String } == ["Science", "Caf\u{E9}"])
+    let unknown = #expect(throws: ObjectGraphError.self) {
+      try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf"))
+    }
+    #expect(unknown?.kind == .unknownEntity && unknown?.entity == "Shelf")
+    let wrong = #expect(throws: ObjectGraphError.self) {
+      try context.fetch(FetchRequest<Volume>(entityName: "Genre"))
+    }
+    #expect(wrong?.kind == .wrongEntity)
+    let badKey = #expect(throws: ObjectGraphError.self) {
+      try context.fetch(FetchRequest<Volume>(matching: try FetchPredicate(format: "weight > 1")))
+    }
+    #expect(badKey?.kind == .unknownKey && badKey?.entity == "Volume" && badKey?.key == "weight")
+    let badSort = #expect(throws: ObjectGraphError.self) {
+      try context.fetch(FetchRequest<Genre>(matching: nil, sortedBy: [FetchSort("volumes.price")]))
+    }
+    #expect(badSort?.kind == .notToMany)
+  }
+
+  @Test func prefetchingLoadsEachRelationshipStepInOneLoad() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, _) = try Library.library(folder)
+    let (context, store) = try Self.reader(url)
+    var statements: [String] = []
+    store.connection.trace = { sql, _, _ in statements.append(sql) }
+    var request = FetchRequest<Volume>()
+    request.relationshipKeyPathsForPrefetching = ["genre.parent"]
+    let volumes = try context.fetch(request)
+    // The volumes, then their genres in one load; the genres' parents are among them.
+    #expect(statements.count == 2)
+    #expect(statements.last?.contains(#"FROM "Genre" WHERE "og_pk" IN (?, ?, ?, ?)"#) == true)
+    #expect(Set(volumes.compactMap { $0.genre?.parent?.name }) == ["Fiction", "Caf\u{E9}"])
+    #expect(statements.count == 2, "reading them loads nothing more")
+  }
+
+  @Test func aContextWithoutAStoreFetchesItsObjects() throws {
+    let context = ObjectContext(model: Library.model)
+    for (index, title) in ["b", "a", "c"].enumerated() {
+      let volume = context.insert(Volume.self)
+      volume.title = title
+      volume.price = Double(index)
+    }
+    let request = FetchRequest<Volume>(
+      matching: try FetchPredicate(format: "price > 0"), sortedBy: [FetchSort("title")])
+    #expect(Self.titles(try context.fetch(request)) == ["a", "c"])
+    context.processPendingChanges()
+    #expect(try context.count(for: request) == 2)
+  }
+}
