@@ -16,11 +16,13 @@ final class StoreOwner: ManagedObject {
   @Relationship(inverse: "owner") var items: Set<StoreItem>
 }
 
-/// A stored item: two attributes and an indexed to-one.
+/// A stored item: two attributes (one indexed, for the fetch rows) and an indexed to-one.
 final class StoreItem: ManagedObject {
   @Attribute var title: String = ""
   @Attribute var value: Int = 0
   @Relationship(inverse: "items") var owner: StoreOwner?
+
+  override class var indexedKeys: Set<String> { ["value"] }
 }
 
 /// The peers' item: a plain class, as an app without an object graph would write it.
@@ -190,7 +192,9 @@ enum StoreBench {
     reachOff.check(
       "vsSQLite", "≥ 0.5 × raw C API", reachOff.ratios[.sqliteC], limit: 0.5, atLeast: true)
 
-    return [save, reach, reachOff] + memoryRows(oursFile, ownerIDs, sizes)
+    let fetches = FetchBench.rows(
+      ours: oursFile, raw: rawFile, grdb: grdbFile, sizes, rounds: rounds)
+    return [save, reach, reachOff] + fetches + memoryRows(oursFile, ownerIDs, sizes)
   }
 
   // MARK: Ours
@@ -258,6 +262,7 @@ enum StoreBench {
     execRaw(
       db, "CREATE TABLE item (id INTEGER PRIMARY KEY, title TEXT, value INTEGER, owner INTEGER)")
     execRaw(db, "CREATE INDEX item_owner ON item (owner)")
+    execRaw(db, "CREATE INDEX item_value ON item (value)")
     return Timing.nanoseconds {
       execRaw(db, "BEGIN IMMEDIATE")
       var owner: OpaquePointer?
@@ -343,6 +348,7 @@ enum StoreBench {
           sql:
             "CREATE TABLE item (id INTEGER PRIMARY KEY, title TEXT, value INTEGER, owner INTEGER)")
         try db.execute(sql: "CREATE INDEX item_owner ON item (owner)")
+        try db.execute(sql: "CREATE INDEX item_value ON item (value)")
       }
       let records = items.map {
         GRDBItem(id: $0.id, title: $0.title, value: $0.value, owner: $0.owner)

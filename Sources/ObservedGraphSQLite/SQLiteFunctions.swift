@@ -42,6 +42,9 @@ private func compare(
   let comparisons: [FetchSort.Comparison] = [.swift, .localized, .localizedStandard]
   let index = Int(bitPattern: comparisonIndex) - 1
   let comparison = comparisons.indices.contains(index) ? comparisons[index] : .swift
+  if comparison == .swift, let order = asciiOrder(left, leftCount, right, rightCount) {
+    return order
+  }
   let a = string(left, leftCount)
   let b = string(right, rightCount)
   switch comparison.compare(a, b) {
@@ -49,6 +52,49 @@ private func compare(
   case .orderedSame: return 0
   case .orderedDescending: return 1
   }
+}
+
+/// The order of two strings by their bytes when that is Swift's order: up to the first byte that
+/// differs, both are ASCII, and the byte after it (or the end) is ASCII in both — a non-ASCII
+/// byte there could start a combining mark that changes the character before it. Nil otherwise,
+/// and the strings are compared as Swift strings (benchmark row "SQLite store: sorted fetch").
+private func asciiOrder(
+  _ left: UnsafeRawPointer?, _ leftCount: Int32, _ right: UnsafeRawPointer?, _ rightCount: Int32
+) -> Int32? {
+  let a = left?.assumingMemoryBound(to: UInt8.self)
+  let b = right?.assumingMemoryBound(to: UInt8.self)
+  let aCount = a == nil ? 0 : Int(leftCount)
+  let bCount = b == nil ? 0 : Int(rightCount)
+  let common = min(aCount, bCount)
+  var index = 0
+  // Eight bytes at a time while they are equal and ASCII.
+  if let a, let b {
+    let rawA = UnsafeRawPointer(a)
+    let rawB = UnsafeRawPointer(b)
+    while index + 8 <= common {
+      let x = rawA.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+      let y = rawB.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+      guard x == y, x & 0x8080_8080_8080_8080 == 0 else { break }
+      index += 8
+    }
+  }
+  while index < common {
+    let x = a.unsafelyUnwrapped[index]
+    let y = b.unsafelyUnwrapped[index]
+    if (x | y) >= 0x80 { return nil }
+    if x != y {
+      let nextA: UInt8 = index + 1 < aCount ? a.unsafelyUnwrapped[index + 1] : 0
+      let nextB: UInt8 = index + 1 < bCount ? b.unsafelyUnwrapped[index + 1] : 0
+      if (nextA | nextB) >= 0x80 { return nil }
+      return x < y ? -1 : 1
+    }
+    index += 1
+  }
+  if aCount == bCount { return 0 }
+  // One is a prefix of the other: what follows must be ASCII to be a character of its own.
+  let next = aCount > bCount ? a.unsafelyUnwrapped[common] : b.unsafelyUnwrapped[common]
+  if next >= 0x80 { return nil }
+  return aCount < bCount ? -1 : 1
 }
 
 private func string(_ bytes: UnsafeRawPointer?, _ count: Int32) -> String {

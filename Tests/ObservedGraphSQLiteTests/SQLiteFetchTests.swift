@@ -112,6 +112,30 @@ final class Genre: ManagedObject {
     [FetchSort("cost"), FetchSort("code")],
   ]
 
+  /// Strings whose bytes order them differently from Swift, or nearly: a decomposed "é" after
+  /// "f" (its "e" byte is smaller), a prefix followed by a combining mark, long shared prefixes.
+  @Test func stringsSortInSwiftsOrderWhereTheirBytesDisagree() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("order.sqlite")
+    let context = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
+      .viewContext
+    let titles = [
+      "e\u{301}", "f", "e", "e\u{301}x", "ex", "Stored item number 12 with a long title",
+      "Stored item number 3 with a long title", "Stored item number 12 with a long title!",
+      "Stored item number 12 with a long titlE\u{301}", "Stored item number 12 with a long titlF",
+      "abcdefgh", "abcdefghi", "abcdefgh\u{301}",
+    ]
+    for title in titles { context.insert(Volume.self).title = title }
+    try context.save()
+    let reader = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
+      .newContext()
+    let fetched = try reader.fetch(
+      FetchRequest<Volume>(matching: nil, sortedBy: [FetchSort("title")]))
+    #expect(fetched.map(\.title) == titles.sorted())
+    #expect(
+      fetched.map(\.title).firstIndex(of: "f")! < fetched.map(\.title).firstIndex(of: "e\u{301}")!)
+  }
+
   @Test(arguments: sorts)
   func sortKeysOrderTheSameInTheFileAsInMemory(_ sorts: [FetchSort]) throws {
     let folder = try SQLiteConnectionTests.Folder()

@@ -86,6 +86,11 @@ extension ObjectContext {
       objects += pending.filter { !$0.isDeletedFlag }
       complete = false
     }
+    if complete, sorts.isEmpty, request.fetchLimit <= 0, request.fetchOffset <= 0,
+      zip(objects, objects.dropFirst()).contains(where: { $0.objectKey > $1.objectKey })
+    {
+      objects.sort { $0.objectKey < $1.objectKey }
+    }
     if !complete {
       if let predicate { objects = try objects.filter { try predicate.evaluate(with: $0) } }
       objects = try sorted(objects, by: sorts)

@@ -102,7 +102,8 @@ public protocol PersistentStore: AnyObject {
   ///
   /// A store applies what it can of the fetch and says whether it applied all of it. When it
   /// did, the objects it gave are exactly the answer: those that match, in order, the offset and
-  /// the limit applied. When it did not, it gives every object that may match (at least the
+  /// the limit applied (without sort keys, offset or limit, in any order: the context puts them
+  /// in key order). When it did not, it gives every object that may match (at least the
   /// objects of the entities that match; any order) and the context tests, sorts and counts them
   /// in memory, with the library's semantics. A store gives each object with
   /// ``ObjectLoader/beginObject(_:key:)`` and its values, or — when ``StoreFetch/loadsValues``
