@@ -1,0 +1,32 @@
+import ObservedGraph
+
+// Fetching: the books cheaper than 12, asked three ways, from the file and with unsaved changes.
+
+extension BookStore {
+  /// Fetches the books cheaper than 12 in a new context (from the file: each book found is
+  /// loaded with the query, and says "Book fetched" when first read), then in the main context
+  /// with an unsaved book that matches.
+  func fetchCheapBooks() throws {
+    beginStep("Fetch the books cheaper than 12")
+    let reader = container.newContext()
+    let byString = try FetchPredicate(format: "price < %@", 12)
+    print("   predicate \(byString), sorted by title, in a new context:")
+    let cheap = try reader.fetch(
+      FetchRequest<Book>(matching: byString, sortedBy: [FetchSort("title")]))
+    for book in cheap { print("   - \(book.title) costs \(book.price)") }
+    // The same kind of predicate built from parts, as a filter-building screen would.
+    let byParts = FetchPredicate.comparison(
+      FetchComparison(.keyPath("title"), .equal, .constant(.string("The first book"))))
+    let count = try reader.count(for: FetchRequest<Book>(matching: byParts))
+    print("   \(byParts): \(count) book")
+    // Unsaved changes count: a new cheap book is in the results before it is saved.
+    let draft = context.insert(Book.self)
+    draft.title = "A draft"
+    draft.price = 5
+    let withDraft = try context.fetch(
+      FetchRequest<Book>(matching: byString, sortedBy: [FetchSort("title")]))
+    print("   with an unsaved book: \(withDraft.map(\.title).joined(separator: ", "))")
+    try context.delete(draft)
+    context.processPendingChanges()
+  }
+}
