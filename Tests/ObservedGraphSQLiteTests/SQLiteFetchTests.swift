@@ -25,6 +25,15 @@ final class Genre: ManagedObject {
   @Relationship(inverse: "children") var parent: Genre?
   @Relationship(inverse: "parent") var children: Set<Genre>
   @Relationship(inverse: "genre") var volumes: Set<Volume>
+
+  override class var fetchedProperties: [FetchedPropertyDescription] {
+    [
+      FetchedPropertyDescription(
+        name: "bargains", destination: "Volume",
+        predicate: try! FetchPredicate(format: "price < 12 AND genre == $FETCH_SOURCE"),
+        sortDescriptors: [FetchSort("title")])
+    ]
+  }
 }
 
 /// Fetching from a file gives what fetching in memory gives: every predicate and sort runs both
@@ -323,5 +332,73 @@ final class Genre: ManagedObject {
     #expect(Self.titles(try context.fetch(request)) == ["a", "c"])
     context.processPendingChanges()
     #expect(try context.count(for: request) == 2)
+  }
+}
+
+/// Fetched properties: a named fetch an object answers by key, with `$FETCH_SOURCE` standing for
+/// it, fetched on first use and kept until the object is refreshed.
+@Suite struct FetchedPropertyTests {
+  typealias Library = SQLiteFetchTests
+
+  @Test func aFetchedPropertyAnswersWithItsObjectAndIsKeptUntilARefresh() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, _) = try Library.library(folder)
+    let store = try SQLiteStore(url: url, model: Library.model)
+    let context = PersistentContainer(store: store).newContext()
+    let genres = try context.fetch(
+      FetchRequest<Genre>(matching: nil, sortedBy: [FetchSort("name")]))
+    let fiction = try #require(genres.first { $0.name == "Fiction" })
+    let bargains = try #require(try fiction.value(forKey: "bargains") as? [ManagedObject])
+    let expected = fiction.volumes.filter { $0.price < 12 }.sorted {
+      ($0.title, $0.objectID.key) < ($1.title, $1.objectID.key)
+    }
+    #expect(bargains.map(\.objectID) == expected.map(\.objectID))
+    #expect(!expected.isEmpty)
+    // Kept: a change does not show until the genre is refreshed.
+    let dear = try #require(expected.first as Volume?)
+    dear.price = 500
+    #expect((try fiction.value(forKey: "bargains") as? [ManagedObject])?.count == expected.count)
+    try context.refresh(fiction, mergeChanges: false)
+    let again = try #require(try fiction.value(forKey: "bargains") as? [ManagedObject])
+    #expect(again.map(\.objectID) == expected.dropFirst().map(\.objectID))
+    // Through a key path too, and unknown keys still throw.
+    #expect((try fiction.value(forKeyPath: "bargains") as? [ManagedObject])?.count == again.count)
+    #expect(throws: ObjectGraphError.self) { try fiction.value(forKey: "bargainz") }
+  }
+
+  @Test func aModelRefusesFetchedPropertiesThatDoNotFit() throws {
+    func model(_ fetched: FetchedPropertyDescription) throws -> ObjectModel {
+      try ObjectModel(entities: [
+        EntityDescription(
+          name: "Shelf", attributes: [AttributeDescription(name: "name", type: .string)],
+          fetchedProperties: [fetched]),
+        EntityDescription(
+          name: "Item", attributes: [AttributeDescription(name: "price", type: .double)]),
+      ])
+    }
+    let cheap = try FetchPredicate(format: "price < 12")
+    let clash = #expect(throws: ObjectGraphError.self) {
+      try model(FetchedPropertyDescription(name: "name", destination: "Item", predicate: cheap))
+    }
+    #expect(clash?.kind == .duplicateProperty && clash?.entity == "Shelf" && clash?.key == "name")
+    let nowhere = #expect(throws: ObjectGraphError.self) {
+      try model(FetchedPropertyDescription(name: "cheap", destination: "Nope", predicate: cheap))
+    }
+    #expect(nowhere?.kind == .unknownDestination && nowhere?.value == "Nope")
+    let badKey = #expect(throws: ObjectGraphError.self) {
+      try model(
+        FetchedPropertyDescription(
+          name: "cheap", destination: "Item", predicate: try FetchPredicate(format: "cost < 1")))
+    }
+    #expect(badKey?.kind == .unknownKey && badKey?.entity == "Item" && badKey?.key == "cost")
+    let badSort = #expect(throws: ObjectGraphError.self) {
+      try model(
+        FetchedPropertyDescription(
+          name: "cheap", destination: "Item", predicate: cheap, sortDescriptors: [FetchSort("x")]))
+    }
+    #expect(badSort?.kind == .unknownKey)
+    #expect(
+      try model(FetchedPropertyDescription(name: "cheap", destination: "Item", predicate: cheap))
+        .entity(named: "Shelf")?.fetchedProperties.map(\.name) == ["cheap"])
   }
 }

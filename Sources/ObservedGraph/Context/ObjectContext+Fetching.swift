@@ -160,6 +160,23 @@ extension ObjectContext {
   }
 }
 
+extension ObjectContext {
+  /// The results of a fetched property of an object: fetched on first use with `$FETCH_SOURCE`
+  /// standing for the object, then kept until it is refreshed or the context reset.
+  func fetchedObjects(_ property: FetchedPropertyDescription, of object: ManagedObject) throws
+    -> [ManagedObject]
+  {
+    if let kept = fetchedResults[object.objectKey]?[property.name] { return kept }
+    let request = FetchRequest<ManagedObject>(
+      entityName: property.destination,
+      predicate: property.predicate.substituting(["FETCH_SOURCE": object]),
+      sortDescriptors: property.sortDescriptors)
+    let objects = try fetch(request)
+    fetchedResults[object.objectKey, default: [:]][property.name] = objects
+    return objects
+  }
+}
+
 extension FetchRequest {
   /// The entity, the predicate checked against it, and the sort keys of a request.
   func resolvedForFetch(in context: ObjectContext) throws -> (

@@ -95,6 +95,7 @@ extension ObjectContext {
   /// ```
   /// - Throws: What the store throws when `mergeChanges` is true; the object is unchanged then.
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
+    if object.link === link { fetchedResults[object.objectKey] = nil }
     if object.isFaultFlag, object.marks & ManagedObject.prefilledMark != 0, object.link === link {
       // A fault whose values a to-many load put in place: they go, it loads them when read.
       object.marks &= ~ManagedObject.prefilledMark

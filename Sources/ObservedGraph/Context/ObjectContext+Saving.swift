@@ -106,6 +106,7 @@ extension ObjectContext {
     center.discardPending()
     brackets.removeAll()
     recorder.didReset()
+    fetchedResults.removeAll()
   }
 }
 

@@ -52,6 +52,9 @@ public final class ObjectContext {
   /// The loader the next load from the store uses (see ``ObjectLoader``); nil while one is
   /// under way.
   @exclusivity(unchecked) var idleLoader: ObjectLoader?
+  /// The results of fetched properties, by object key and property name, kept until the object
+  /// is refreshed or the context reset.
+  var fetchedResults: [Int64: [String: [ManagedObject]]] = [:]
   /// Open manual will/did brackets.
   @exclusivity(unchecked) var brackets = BracketTable()
   /// The class and entity of the last typed insert (see `entity(for:)`).

@@ -31,6 +31,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   public let relationships: [RelationshipDescription]
   /// The class objects of this entity are instances of.
   public let objectClass: ManagedObject.Type
+  /// The entity's own fetched properties (a sub-entity also answers its parent's).
+  public let fetchedProperties: [FetchedPropertyDescription]
 
   /// The parent entity, once the entity belongs to a model.
   public internal(set) weak var parent: EntityDescription?
@@ -39,6 +41,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   var children: [WeakEntity] = []
   /// Every property, inherited ones first; the index of a property is its storage slot.
   var properties: [Property] = []
+  /// Fetched properties by name, inherited ones included.
+  var fetchedByName: [String: FetchedPropertyDescription] = [:]
   /// Written only while the model is built, so its reads skip the dynamic exclusivity check
   /// (benchmark row "KVC set by string key").
   @exclusivity(unchecked) var propertiesByName: [String: Property] = [:]
@@ -100,10 +104,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   ///   - attributes: The attributes it declares.
   ///   - relationships: The relationships it declares.
   ///   - objectClass: The class its objects are made of; ``ManagedObject`` for generic objects.
+  ///   - fetchedProperties: Its fetched properties.
   public init(
     name: String, parent: String? = nil, isAbstract: Bool = false,
     attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
-    objectClass: ManagedObject.Type = ManagedObject.self
+    objectClass: ManagedObject.Type = ManagedObject.self,
+    fetchedProperties: [FetchedPropertyDescription] = []
   ) {
     self.name = name
     self.parentName = parent
@@ -111,13 +117,15 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     self.attributes = attributes
     self.relationships = relationships
     self.objectClass = objectClass
+    self.fetchedProperties = fetchedProperties
   }
 
   /// A copy carrying the declared parts only, for a new model.
   func unresolvedCopy() -> EntityDescription {
     EntityDescription(
       name: name, parent: parentName, isAbstract: isAbstract, attributes: attributes,
-      relationships: relationships, objectClass: objectClass)
+      relationships: relationships, objectClass: objectClass,
+      fetchedProperties: fetchedProperties)
   }
 
   /// The names of all properties, inherited ones first, in declaration order.

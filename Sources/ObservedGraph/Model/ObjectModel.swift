@@ -49,6 +49,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     try Self.linkParents(copies, byName: byName)
     for entity in Self.parentsFirst(copies) { try Self.layOutProperties(of: entity) }
     for entity in copies { try Self.resolveRelationships(of: entity, byName: byName) }
+    for entity in Self.parentsFirst(copies) { try Self.layOutFetchedProperties(of: entity, byName) }
     for entity in copies {
       entity.deletesQuietly = entity.relationshipProperties.allSatisfy(\.deletesQuietly)
     }
@@ -119,7 +120,8 @@ extension ObjectModel {
     let parent = managedSuperclass(type).map { $0.entityName }
     return EntityDescription(
       name: type.entityName, parent: parent, isAbstract: type.isAbstract, attributes: attributes,
-      relationships: relationships, objectClass: type)
+      relationships: relationships, objectClass: type,
+      fetchedProperties: type.fetchedProperties)
   }
 
   /// The properties a class declares with wrappers: its own, or with `allLevels` also those of
@@ -191,6 +193,38 @@ extension ObjectModel {
     return entities.enumerated().sorted {
       (depth($0.element), $0.offset) < (depth($1.element), $1.offset)
     }.map(\.element)
+  }
+
+  /// Checks an entity's fetched properties (names, destinations, predicates and sort keys) and
+  /// adds them to its parent's.
+  static func layOutFetchedProperties(
+    of entity: EntityDescription, _ byName: [String: EntityDescription]
+  ) throws {
+    var fetched = entity.parent?.fetchedByName ?? [:]
+    for property in entity.fetchedProperties {
+      try checkName(property.name, entity: entity.name, key: property.name)
+      if entity.propertiesByName[property.name] != nil || fetched[property.name] != nil {
+        throw ObjectGraphError(
+          .duplicateProperty, entity: entity.name, key: property.name,
+          reason: "\(entity.name).\(property.name) is declared twice (also as a fetched property "
+            + "or a property)")
+      }
+      guard let destination = byName[property.destination] else {
+        throw ObjectGraphError(
+          .unknownDestination, entity: entity.name, key: property.name,
+          value: property.destination,
+          reason: "the fetched property \(entity.name).\(property.name) fetches "
+            + "\(property.destination), which the model does not have")
+      }
+      try property.predicate.validate(for: destination)
+      for sort in property.sortDescriptors {
+        try FetchPredicate.comparison(
+          FetchComparison(.keyPath(sort.keyPath), .equal, .constant(nil))
+        ).validate(for: destination)
+      }
+      fetched[property.name] = property
+    }
+    entity.fetchedByName = fetched
   }
 
   static func layOutProperties(of entity: EntityDescription) throws {

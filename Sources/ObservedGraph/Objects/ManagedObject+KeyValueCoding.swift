@@ -3,7 +3,8 @@ extension ManagedObject {
   /// The value of the property named `key`.
   ///
   /// Attributes return their value (nil when empty); to-one relationships the object; unordered
-  /// to-many relationships a `Set<ManagedObject>`; ordered ones an `[ManagedObject]`.
+  /// to-many relationships a `Set<ManagedObject>`; ordered ones an `[ManagedObject]`; fetched
+  /// properties (``FetchedPropertyDescription``) an `[ManagedObject]`, fetched on first use.
   ///
   /// Reading never depends on the object's state: a deleted object (and one out of its context)
   /// returns its last attribute values and the relationships it has now — empty, since deleting
@@ -19,6 +20,9 @@ extension ManagedObject {
   /// - Complexity: O(n) for a to-many relationship of n objects (the collection is copied).
   public func value(forKey key: String) throws -> Any? {
     guard let property = entity.propertiesByName[key] else {
+      if let fetched = entity.fetchedByName[key] {
+        return try usableContext(key: key).fetchedObjects(fetched, of: self)
+      }
       return try value(forUndefinedKey: key)
     }
     try fulfilFault(key: key)

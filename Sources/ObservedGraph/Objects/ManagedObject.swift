@@ -298,6 +298,18 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// ```
   open class var indexedKeys: Set<String> { [] }
 
+  /// The fetched properties of this class's entity; asked when a model is built from classes.
+  /// Empty by default.
+  ///
+  /// ```swift
+  /// override class var fetchedProperties: [FetchedPropertyDescription] {
+  ///   [FetchedPropertyDescription(
+  ///     name: "bargainBooks", destination: "Book",
+  ///     predicate: try! FetchPredicate(format: "price < 12 AND category == $FETCH_SOURCE"))]
+  /// }
+  /// ```
+  open class var fetchedProperties: [FetchedPropertyDescription] { [] }
+
   // MARK: Observation hooks
 
   /// Whether setters and key-value coding notify observers of `key` by themselves.
