@@ -322,3 +322,24 @@ struct FoundationPredicateTests {
     }
   }
 }
+
+@Suite("Foundation #Predicate conversion with entity inheritance")
+struct FoundationPredicateObjectTests {
+  @Test func inheritedProperties() throws {
+    let context = ObjectContext(model: League.model)
+    let ada = context.insert(Player.self)
+    ada.firstName = "Ada"
+    ada.email = "ada@example.com"
+    let bob = context.insert(Player.self)
+    bob.firstName = "Bob"
+    let onPlayer = try FetchPredicate(
+      #Predicate<Player> { $0.firstName == "Ada" && $0.teams.isEmpty }, context: context)
+    #expect(onPlayer.description == "firstName == \"Ada\" AND teams.@count == 0")
+    let onPerson = try FetchPredicate(#Predicate<Person> { $0.email != nil }, model: League.model)
+    #expect(onPerson.description == "email != nil")
+    #expect(try onPerson.evaluate(with: ada))
+    #expect(try !onPerson.evaluate(with: bob))
+    let sort = try FetchSort(SortDescriptor(\Player.lastName, order: .reverse), context: context)
+    #expect(sort.keyPath == "lastName" && !sort.ascending)
+  }
+}

@@ -45,8 +45,8 @@ extension FetchPredicate {
   ///   class; ``ObjectGraphError/Kind/invalidPredicate`` naming the entity and the expression when
   ///   the predicate uses something a fetch predicate cannot express, or a key path that is not a
   ///   modelled property.
-  /// - Complexity: O(n) in the size of the predicate, once its key paths are resolved (each is
-  ///   resolved once per process, see ``ObjectModel``).
+  /// - Complexity: O(n) in the size of the predicate. Each key path is resolved once per process
+  ///   (by reading it on a scratch object) and then taken from a cache.
   public init<Input: ManagedObject>(_ predicate: Predicate<Input>, model: ObjectModel) throws {
     guard let entity = model.entity(for: Input.self) else {
       throw ObjectGraphError(
@@ -309,7 +309,8 @@ struct FoundationPredicateConverter {
       // A captured value: read now.
       guard let value = Self.flattened(value) else { return .constant(nil) }
       guard let read = value[keyPath: keyPath] else {
-        throw unsupported(source, "\(keyPath) read on \(ObjectGraphError.describe(value))")
+        throw unsupported(
+          source, "\(KeyPathNames.describe(keyPath)) read on \(ObjectGraphError.describe(value))")
       }
       return .constant(read)
     case .path(let path, _, true):
@@ -322,8 +323,8 @@ struct FoundationPredicateConverter {
         }
       }
       throw invalid(
-        "\(keyPath) on the to-many relationship \(path) (only count and isEmpty are supported)",
-        value: String(describing: keyPath))
+        "\(KeyPathNames.describe(keyPath)) on the to-many relationship \(path) (only count and "
+          + "isEmpty are supported)", value: KeyPathNames.describe(keyPath))
     case .path(let path, let entity?, false):
       let names = try KeyPathNames.names(of: keyPath, in: entity, singleStep: true)
       let name = names[0]
@@ -342,10 +343,11 @@ struct FoundationPredicateConverter {
           .comparison(FetchComparison(.keyPath(path), .equal, .constant(.string("")))))
       }
       throw invalid(
-        "\(keyPath) on the attribute \(path) (only isEmpty of a string is supported)",
-        value: String(describing: keyPath))
+        "\(KeyPathNames.describe(keyPath)) on the attribute \(path) (only isEmpty of a string "
+          + "is supported)", value: KeyPathNames.describe(keyPath))
     default:
-      throw unsupported(source, "\(keyPath) read on an expression that is not a key path")
+      throw unsupported(
+        source, "\(KeyPathNames.describe(keyPath)) read on an expression that is not a key path")
     }
   }
 

@@ -5,7 +5,7 @@ extension FetchSort {
   ///
   /// The key path becomes the names of the properties it reads (`\Book.title` is `title`,
   /// `\Book.category?.name` is `category.name`), the order becomes ``ascending``, and the string
-  /// comparator becomes ``comparison-swift.property``:
+  /// comparator becomes ``comparison``:
   ///
   /// | `SortDescriptor` | ``Comparison-swift.enum`` |
   /// |---|---|

@@ -51,7 +51,7 @@ enum KeyPathNames {
   {
     guard entity.objectClass != ManagedObject.self else {
       throw ObjectGraphError(
-        .invalidPredicate, entity: entity.name, value: String(describing: keyPath),
+        .invalidPredicate, entity: entity.name, value: describe(keyPath),
         reason: "\(entity.name) has no class of its own, so a typed key path cannot name its "
           + "properties; use a FetchPredicate with string key paths")
     }
@@ -81,7 +81,8 @@ enum KeyPathNames {
     // not it); a longer chain cannot be checked so (optional chaining builds no key path to
     // compare with).
     if singleStep || names.count == 1 {
-      guard names.count == 1, recording.reads[0].keyPath == keyPath else {
+      guard names.count == 1, let read = recording.reads[0].keyPath, isGetter(read, of: keyPath)
+      else {
         throw notAProperty(
           keyPath, entity,
           reason: "is a computed property (it reads \(names.joined(separator: ", "))), not a "
@@ -89,6 +90,24 @@ enum KeyPathNames {
       }
     }
     return names
+  }
+
+  /// Whether `keyPath` is the getter `read` (the key path a typed property wrapper reports). An
+  /// inherited property's getter is reported with the class that declares it as its root
+  /// (`\\Person.firstName` for `\\Player.firstName`): it matches when its root is a superclass of
+  /// the key path's root and the value types agree. (A computed property of a subclass returning
+  /// an inherited property of its own type unchanged passes for it too.)
+  private static func isGetter(_ read: AnyKeyPath, of keyPath: AnyKeyPath) -> Bool {
+    if read == keyPath { return true }
+    let (readKind, kind) = (type(of: read), type(of: keyPath))
+    guard readKind.rootType != kind.rootType, readKind.valueType == kind.valueType,
+      let readRoot = readKind.rootType as? AnyClass, var root = kind.rootType as? AnyClass
+    else { return false }
+    while let superclass = _getSuperclass(root) {
+      if superclass == readRoot { return true }
+      root = superclass
+    }
+    return false
   }
 
   /// An object of `entity` outside any context, its to-one relationships leading `depth` steps
@@ -115,13 +134,23 @@ enum KeyPathNames {
     return object
   }
 
+  /// A key path for an error message: as Swift prints it when that names its properties
+  /// (`\\Book.title`), else its root and value types (Swift prints the address of a computed
+  /// property's getter).
+  static func describe(_ keyPath: AnyKeyPath) -> String {
+    let printed = String(describing: keyPath)
+    guard printed.contains("<computed") else { return printed }
+    let kind = type(of: keyPath)
+    return "a key path from \(kind.rootType) to \(kind.valueType)"
+  }
+
   private static func notAProperty(
     _ keyPath: AnyKeyPath, _ entity: EntityDescription, reason: String
   ) -> ObjectGraphError {
-    let spelled = String(describing: keyPath)
+    let spelled = describe(keyPath)
     return ObjectGraphError(
       .invalidPredicate, entity: entity.name, value: spelled,
-      reason: "the key path \(spelled) on \(entity.name) (class \(entity.objectClass)) \(reason); "
+      reason: "\(spelled) on \(entity.name) (class \(entity.objectClass)) \(reason); "
         + "a typed predicate or sort descriptor can only use Attribute and Relationship properties")
   }
 
