@@ -31,6 +31,9 @@ struct FoundationPredicateErrorTests {
   static let properties: [FPUnsupported] = [
     FPUnsupported("computed property", "computed property", #Predicate { $0.shout == "DUNE" }),
     FPUnsupported(
+      "computed property through a relationship", "computed property (it reads shelf, name)",
+      #Predicate { $0.shelfName == "Ground" }),
+    FPUnsupported(
       "first of a to-many", "to-many relationship notes", #Predicate { $0.notes.first?.page == 1 }),
   ]
 

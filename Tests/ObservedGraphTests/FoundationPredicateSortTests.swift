@@ -65,6 +65,12 @@ struct FoundationPredicateSortTests {
     #expect(sort == FetchSort("volume.shelf.name", comparison: defaultComparison))
   }
 
+  @Test func computedPropertyOfARelationshipPath() throws {
+    let library = FPLibrary()
+    let sort = try FetchSort(SortDescriptor(\FPVolume.shelfName), context: library.context)
+    #expect(sort == FetchSort("shelf.name", comparison: defaultComparison))
+  }
+
   @Test func computedPropertyThrows() {
     let library = FPLibrary()
     let error = expectGraphError(.invalidPredicate, entity: "FPVolume", in: library.context) {

@@ -25,6 +25,8 @@ final class FPVolume: ManagedObject {
 
   /// Not a modelled property: converting a predicate or sort that reads it throws.
   var shout: String { title.uppercased() }
+  /// Not modelled either: a predicate cannot use it, a sort takes it for `shelf.name`.
+  var shelfName: String? { shelf?.name }
 }
 
 final class FPNote: ManagedObject {
