@@ -266,8 +266,31 @@ struct FoundationPredicateConverter {
             + "or isEmpty)", value: path)
       }
     }
-    return .comparison(
-      FetchComparison(try expression(of: lhs), op, try expression(of: rhs), options: options))
+    let (left, right) = (try expression(of: lhs), try expression(of: rhs))
+    if options.isEmpty, case .constant(let a) = left, case .constant(let b) = right,
+      let folded = Self.fold(a, op, b)
+    {
+      return .constant(folded)
+    }
+    return .comparison(FetchComparison(left, op, right, options: options))
+  }
+
+  /// A comparison of two constants (the fallback of `??` with the other side), answered now as
+  /// evaluating it would: nil equals only nil, and values that do not order are not ordered.
+  private static func fold(
+    _ a: StoredValue?, _ op: FetchComparison.Operator, _ b: StoredValue?
+  ) -> Bool? {
+    let (x, y) = (a.map(FetchValue.stored), b.map(FetchValue.stored))
+    let order = FetchArithmetic.order(x, y, [])
+    switch op {
+    case .equal: return FetchArithmetic.equal(x, y, [])
+    case .notEqual: return !FetchArithmetic.equal(x, y, [])
+    case .lessThan: return order == .orderedAscending
+    case .lessThanOrEqual: return order == .orderedAscending || order == .orderedSame
+    case .greaterThan: return order == .orderedDescending
+    case .greaterThanOrEqual: return order == .orderedDescending || order == .orderedSame
+    default: return nil
+    }
   }
 
   /// `condition == true` and the like: a comparison of a condition with a constant, or nil when
