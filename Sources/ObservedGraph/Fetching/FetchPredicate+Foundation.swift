@@ -12,7 +12,7 @@ extension FetchPredicate {
   /// | `==`, `!=`, `<`, `<=`, `>`, `>=` | the same operator |
   /// | `&&`, `\|\|`, `!`, `c ? a : b` (of conditions) | `AND`, `OR`, `NOT`, `(c AND a) OR (NOT c AND b)` |
   /// | `$0.subtitle == nil`, `$0.category?.name`, `$0.subtitle!` | nil tests, key paths through to-one relationships |
-  /// | `($0.subtitle ?? "") == "x"`, `$0.flag ?? false` | `(subtitle != nil AND subtitle == "x") OR (subtitle == nil AND "" == "x")` |
+  /// | `($0.subtitle ?? "x") == "x"`, `$0.flag ?? false` | `(subtitle != nil AND subtitle == "x") OR subtitle == nil`, `flag == TRUE` (the fallback's comparison of two constants is answered at once) |
   /// | `$0.title.contains("x")`, `$0.title.starts(with: "x")` | `CONTAINS`, `BEGINSWITH` |
   /// | `$0.title.isEmpty` | `title == ""` |
   /// | `$0.books.contains { $0.price > 5 }`, `$0.books.allSatisfy { … }` | `ANY books.price > 5`, `ALL …` |
