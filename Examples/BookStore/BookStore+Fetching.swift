@@ -1,3 +1,4 @@
+import Foundation
 import ObservedGraph
 
 // Fetching: the books cheaper than 12, asked three ways, from the file and with unsaved changes.
@@ -14,6 +15,11 @@ extension BookStore {
     let cheap = try reader.fetch(
       FetchRequest<Book>(matching: byString, sortedBy: [FetchSort("title")]))
     for book in cheap { print("   - \(book.title) costs \(book.price)") }
+    // The same with Foundation's #Predicate and SortDescriptor.
+    let typed = try reader.fetch(
+      FetchRequest<Book>(predicate: #Predicate { $0.price < 12 }, sortBy: [SortDescriptor(\.title)])
+    )
+    print("   #Predicate { $0.price < 12 }: \(typed.map(\.title).joined(separator: ", "))")
     // The same kind of predicate built from parts, as a filter-building screen would.
     let byParts = FetchPredicate.comparison(
       FetchComparison(.keyPath("title"), .equal, .constant(.string("The first book"))))

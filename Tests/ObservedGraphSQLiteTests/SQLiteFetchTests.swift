@@ -200,6 +200,26 @@ final class Genre: ManagedObject {
     #expect(query.arguments == [.integer(10)])
   }
 
+  @Test func aTypedPredicateAndSortFetchFromTheFileAsTheirStringForms() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, _) = try Library.library(folder)
+    let (context, store) = try Self.reader(url)
+    var statements: [String] = []
+    store.connection.trace = { sql, _, _ in statements.append(sql) }
+    let typed = try context.fetch(
+      FetchRequest<Volume>(
+        predicate: #Predicate { $0.price < 12 && $0.genre?.name == "Fiction" },
+        sortBy: [SortDescriptor(\.title, order: .reverse)]))
+    let parsed = try context.fetch(
+      FetchRequest<Volume>(
+        matching: try FetchPredicate(format: "price < 12 AND genre.name == 'Fiction'"),
+        sortedBy: [FetchSort("title", ascending: false)]))
+    #expect(!typed.isEmpty)
+    #expect(typed.map(\.objectID) == parsed.map(\.objectID))
+    #expect(statements.count == 2 && statements[0] == statements[1], "one SQL for both")
+    #expect(statements[0].contains("ORDER BY t.\"title\" COLLATE og_swift DESC"))
+  }
+
   @Test func unsavedChangesCountBeforeTheOffsetAndTheLimit() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let (_, context) = try Library.library(folder)

@@ -140,15 +140,25 @@ struct FoundationPredicateRequestTests {
     }
   }
 
-  @Test func predicateIsValidatedForTheEntity() {
+  @Test func anEntityWhoseObjectsAreNotTheResultTypeIsRefused() {
     let library = FPLibrary()
     var request = FetchRequest<FPVolume>(entityName: "FPShelf")
     request.typedPredicate = #Predicate { $0.price < 12 }
     let error = #expect(throws: ObjectGraphError.self) {
       _ = try request.resolved(in: library.context)
     }
-    #expect(error?.entity == "FPShelf")
-    #expect(error?.description.contains("price") == true)
+    #expect(error?.kind == .wrongEntity && error?.entity == "FPShelf")
+    #expect(error?.description.contains("FPVolume") == true)
+  }
+
+  @Test func predicateIsValidatedForTheEntity() {
+    let library = FPLibrary()
+    let request = FetchRequest<FPVolume>(matching: try? FetchPredicate(format: "weight < 12"))
+    let error = #expect(throws: ObjectGraphError.self) {
+      _ = try request.resolved(in: library.context)
+    }
+    #expect(error?.kind == .unknownKey && error?.entity == "FPVolume")
+    #expect(error?.description.contains("weight") == true)
   }
 
   @Test func keyPathResolutionsAreCached() throws {

@@ -52,7 +52,7 @@ extension ObjectContext {
 
   /// The objects of a fetch, in order.
   private func fetchObjects<Result>(_ request: FetchRequest<Result>) throws -> [ManagedObject] {
-    let (entity, predicate, sorts) = try request.resolvedForFetch(in: self)
+    let (entity, predicate, sorts) = try request.resolved(in: self)
     var wanted = StoreFetch(
       entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
       sortDescriptors: sorts, fetchLimit: max(0, request.fetchLimit),
@@ -174,41 +174,5 @@ extension ObjectContext {
     let objects = try fetch(request)
     fetchedResults[object.objectKey, default: [:]][property.name] = objects
     return objects
-  }
-}
-
-extension FetchRequest {
-  /// The entity, the predicate checked against it, and the sort keys of a request.
-  func resolvedForFetch(in context: ObjectContext) throws -> (
-    EntityDescription, FetchPredicate?, [FetchSort]
-  ) {
-    let entity: EntityDescription
-    if let entityName {
-      guard let named = context.model.entity(named: entityName) else {
-        throw ObjectGraphError(
-          .unknownEntity, entity: entityName,
-          reason: "the model has no entity \(entityName) to fetch")
-      }
-      guard named.objectClass is Result.Type else {
-        throw ObjectGraphError(
-          .wrongEntity, entity: entityName,
-          reason: "objects of \(entityName) are \(named.objectClass), not \(Result.self)")
-      }
-      entity = named
-    } else {
-      guard let own = context.model.entity(for: Result.self) else {
-        throw ObjectGraphError(
-          .unknownEntity, entity: "\(Result.self)",
-          reason: "the model has no entity of class \(Result.self) to fetch")
-      }
-      entity = own
-    }
-    guard typedPredicate == nil, typedSortDescriptors.isEmpty else {
-      throw ObjectGraphError(
-        .invalidPredicate, entity: entity.name,
-        reason: "#Predicate and SortDescriptor are not converted yet")
-    }
-    try predicate?.validate(for: entity)
-    return (entity, predicate, sortDescriptors)
   }
 }

@@ -11,7 +11,8 @@ extension FetchRequest {
   ///
   /// - Parameter context: The context whose model the request is resolved in.
   /// - Returns: The entity, the predicate (nil for all objects) and the sort keys.
-  /// - Throws: ``ObjectGraphError/Kind/unknownEntity`` when the model has no such entity, and the
+  /// - Throws: ``ObjectGraphError/Kind/unknownEntity`` when the model has no such entity,
+  ///   ``ObjectGraphError/Kind/wrongEntity`` when its objects are not `Result`s, and the
   ///   errors of ``FetchPredicate/init(_:model:)``, ``FetchSort/init(_:model:)`` and
   ///   ``FetchPredicate/validate(for:)``.
   func resolved(in context: ObjectContext) throws -> (
@@ -24,6 +25,11 @@ extension FetchRequest {
         throw ObjectGraphError(
           .unknownEntity, entity: entityName,
           reason: "the model has no entity named \(entityName)")
+      }
+      guard named.objectClass is Result.Type else {
+        throw ObjectGraphError(
+          .wrongEntity, entity: entityName,
+          reason: "objects of \(entityName) are \(named.objectClass), not \(Result.self)")
       }
       entity = named
     } else if let typed = model.entity(for: Result.self) {
