@@ -294,6 +294,65 @@ public final class SQLiteStore: PersistentStore {
     }
   }
 
+  /// Loads the members of one to-many relationship of several owners: one query per hundred
+  /// owners of an entity, the owner's key read beside each member's row.
+  public func loadMembers(of ids: [ObjectID], relationship: String, into loader: ObjectLoader)
+    throws -> [Int64]
+  {
+    _ = try connection.openHandle(for: nil)
+    var owners: [Int64] = []
+    var byEntity: [String: [Int64]] = [:]
+    for id in ids where id.storeIdentifier == identifier {
+      byEntity[id.entityName, default: []].append(id.key)
+    }
+    for (name, keys) in byEntity.sorted(by: { $0.key < $1.key }) {
+      guard let layout = layouts[name],
+        let toMany = layout.toMany.first(where: { $0.name == relationship }),
+        let columns = layouts.values.first(where: { $0.table == toMany.destinationTable })?
+          .selectColumns
+      else { continue }
+      var start = 0
+      while start < keys.count {
+        let chunk = Array(keys[start..<min(start + 100, keys.count)])
+        start += chunk.count
+        let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+        let table = SQLiteSchema.quoted(toMany.destinationTable)
+        let sql: String
+        switch toMany.place {
+        case .inverseColumn(_, let column, let order):
+          let owner = "t.\(SQLiteSchema.quoted(column))"
+          sql =
+            "SELECT \(EntityLayout.selectList(columns, prefix: "t.")), \(owner) FROM \(table) AS t "
+            + "WHERE \(owner) IN (\(marks)) ORDER BY \(owner), "
+            + (order.map { "t.\(SQLiteSchema.quoted($0)), " } ?? "") + "t.\"og_pk\""
+        case .join(let joinTable, let ownerColumn, let member, let order):
+          let owner = "j.\(SQLiteSchema.quoted(ownerColumn))"
+          sql =
+            "SELECT \(EntityLayout.selectList(columns, prefix: "d.")), \(owner) FROM "
+            + "\(SQLiteSchema.quoted(joinTable)) AS j JOIN \(table) AS d ON d.\"og_pk\" = "
+            + "j.\(SQLiteSchema.quoted(member)) WHERE \(owner) IN (\(marks)) ORDER BY \(owner), "
+            + (order.map { "j.\(SQLiteSchema.quoted($0)), " } ?? "") + "j.rowid"
+        case .column, .notStored:
+          continue
+        }
+        let ownerPosition = columns.count
+        try connection.statement(sql).forEachRow(chunk.map { .integer($0) }) { row in
+          guard let key = row.integer(at: 0), let entity = row.integer(at: 1), entity > 0,
+            entity < layoutsByID.count, let memberLayout = layoutsByID[Int(entity)],
+            let owner = row.integer(at: ownerPosition)
+          else { return }
+          let before = loader.objectCount
+          if loader.beginObject(memberLayout.entity, key: key) {
+            var target = LoaderRow(loader: loader)
+            try read(row, memberLayout, key: key, into: &target)
+          }
+          if loader.objectCount > before { owners.append(owner) }
+        }
+      }
+    }
+    return owners
+  }
+
   /// Runs the query of a to-many relationship's members and calls `body` with each row, its key
   /// and its layout.
   private func forEachMemberRow(

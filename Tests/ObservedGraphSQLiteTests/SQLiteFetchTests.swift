@@ -340,6 +340,67 @@ final class Genre: ManagedObject {
     #expect(statements.count == 2, "reading them loads nothing more")
   }
 
+  @Test func prefetchingAToManyLoadsEveryOwnersMembersInOneLoad() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, writer) = try Library.library(folder)
+    let (context, store) = try Self.reader(url)
+    var statements: [String] = []
+    store.connection.trace = { sql, _, _ in statements.append(sql) }
+    var request = FetchRequest<Genre>(matching: nil, sortedBy: [FetchSort("name")])
+    request.relationshipKeyPathsForPrefetching = ["volumes"]
+    let genres = try context.fetch(request)
+    #expect(statements.count == 2, "the genres, then the volumes of all of them")
+    let saved = try writer.fetch(FetchRequest<Genre>(matching: nil, sortedBy: [FetchSort("name")]))
+    #expect(
+      genres.map { Set($0.volumes.map(\.objectID)) }
+        == saved.map { Set($0.volumes.map(\.objectID)) })
+    _ = genres.flatMap { $0.volumes.map(\.title) }
+    #expect(statements.count == 2, "reading the members loads nothing more")
+  }
+
+  @Test func prefetchingAnOrderedManyToManyKeepsEachOwnersOrder() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("tags.sqlite")
+    let model = SQLiteStoreModelTests.model
+    let writer = PersistentContainer(store: try SQLiteStore(url: url, model: model)).viewContext
+    let books = try (0..<5).map { index in
+      let book = try writer.insertObject(forEntityName: "Book")
+      try book.setValue("Book \(index)", forKey: "title")
+      return book
+    }
+    var expected: [String: [String]] = [:]
+    for (index, name) in ["a", "b", "c"].enumerated() {
+      let tag = try writer.insertObject(forEntityName: "Tag")
+      try tag.setValue(name, forKey: "name")
+      let members = [books[(index + 2) % 5], books[index], books[(index + 4) % 5]]
+      try tag.setValue(members, forKey: "items")
+      expected[name] = try members.map { try $0.value(forKey: "title") as! String }
+    }
+    try writer.save()
+    // Reordered after the first save: the join rows keep their order, their order column changes.
+    for tag in try writer.fetch(FetchRequest<ManagedObject>(entityName: "Tag")) {
+      let items = try tag.value(forKey: "items") as! [ManagedObject]
+      try tag.setValue(Array(items.reversed()), forKey: "items")
+      let name = try tag.value(forKey: "name") as! String
+      expected[name]?.reverse()
+    }
+    try writer.save()
+    let store = try SQLiteStore(url: url, model: model)
+    let reader = PersistentContainer(store: store).newContext()
+    var statements: [String] = []
+    store.connection.trace = { sql, _, _ in statements.append(sql) }
+    var request = FetchRequest<ManagedObject>(entityName: "Tag")
+    request.relationshipKeyPathsForPrefetching = ["items"]
+    let tags = try reader.fetch(request)
+    #expect(statements.count == 2)
+    for tag in tags {
+      let name = try tag.value(forKey: "name") as! String
+      let items = try tag.value(forKey: "items") as! [ManagedObject]
+      #expect(try items.map { try $0.value(forKey: "title") as! String } == expected[name])
+    }
+    #expect(statements.count == 2)
+  }
+
   @Test func aContextWithoutAStoreFetchesItsObjects() throws {
     let context = ObjectContext(model: Library.model)
     for (index, title) in ["b", "a", "c"].enumerated() {

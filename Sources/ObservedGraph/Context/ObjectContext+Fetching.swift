@@ -104,6 +104,33 @@ extension ObjectContext {
     return objects
   }
 
+  /// Loads a to-many relationship of the objects that have not loaded it, for all of them at
+  /// once: a load per batch of a hundred owners, not one per owner.
+  private func prefetchMembers(
+    _ property: Property, of objects: [ManagedObject], from store: any PersistentStore
+  ) throws {
+    let owners = objects.filter { object in
+      object.entity.propertiesByName[property.name] === property
+        && object.isUnloadedToMany(property)
+    }
+    var start = 0
+    while start < owners.count {
+      let batch = owners[start..<min(start + 100, owners.count)]
+      start += batch.count
+      try withLoader { loader in
+        let keys = try store.loadMembers(
+          of: batch.map(\.objectID), relationship: property.name, into: loader)
+        var members: [Int64: [ManagedObject]] = [:]
+        for (member, owner) in zip(loader.objects, keys) {
+          members[owner, default: []].append(member)
+        }
+        for owner in batch {
+          putMembers(members[owner.objectKey] ?? [], in: owner, property)
+        }
+      }
+    }
+  }
+
   /// Objects in the order of sort keys, then of their keys.
   private func sorted(_ objects: [ManagedObject], by sorts: [FetchSort]) throws
     -> [ManagedObject]
@@ -139,6 +166,14 @@ extension ObjectContext {
                 + "\(keyPath)")
           }
           try object.fulfilFault(key: key)
+        }
+        if let store, let property = reached.first?.entity.propertiesByName[key],
+          property.isToMany
+        {
+          try prefetchMembers(property, of: reached, from: store)
+        }
+        for object in reached {
+          guard let property = object.entity.propertiesByName[key] else { continue }
           if property.isToMany { try object.loadToMany(property) }
           for member in object.members(property)
           where seen.insert(ObjectIdentifier(member)).inserted {

@@ -535,6 +535,11 @@ extension ManagedObject {
     write(value, at: slot)
   }
 
+  /// Whether a to-many relationship's members are not loaded yet (a to-many fault).
+  func isUnloadedToMany(_ property: Property) -> Bool {
+    heldReference(property) === ObjectCollection.unloaded
+  }
+
   /// Whether a relationship's slot holds nothing: no object, and no collection (loaded or not).
   func isEmptyRelationship(_ property: Property) -> Bool {
     load(property.slot) == nil

@@ -106,6 +106,10 @@ public final class ObjectLoader {
     objects.append(object)
   }
 
+  /// How many objects the load has given so far (``beginObject(_:key:)`` counts each object
+  /// it finds or makes, whether or not it wants the row's values).
+  public var objectCount: Int { objects.count }
+
   /// Gives an attribute's value of the current row.
   ///
   /// A value that is not of the attribute's type leaves the attribute at its default; stores

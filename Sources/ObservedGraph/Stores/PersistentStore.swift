@@ -95,6 +95,25 @@ public protocol PersistentStore: AnyObject {
   ///   - loader: Where the members' rows go, one ``ObjectLoader/beginObject(_:key:)`` per member.
   func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader) throws
 
+  /// Loads the members of one to-many relationship of several objects into a context's objects,
+  /// in as few loads as the store can (prefetching).
+  ///
+  /// The store gives the members of each owner in turn, in the relationship's order when it is
+  /// ordered, each with ``ObjectLoader/beginObject(_:key:)``, and returns the key of the owner of
+  /// each member it gave, in the same order. The default implementation calls
+  /// ``loadMembers(of:relationship:into:)`` once per owner.
+  ///
+  /// ```swift
+  /// let owners = try store.loadMembers(of: categoryIDs, relationship: "books", into: loader)
+  /// ```
+  /// - Parameters:
+  ///   - ids: The owners' identifiers.
+  ///   - relationship: The to-many relationship's name.
+  ///   - loader: Where the members' rows go.
+  /// - Returns: The owner's key of each member given, in the order given.
+  func loadMembers(of ids: [ObjectID], relationship: String, into loader: ObjectLoader) throws
+    -> [Int64]
+
   /// Saves one save's changes: all of them, or — when it throws — none, the store left as it was.
   func save(_ changes: StoreChanges) throws
 
@@ -128,6 +147,19 @@ extension PersistentStore {
   /// Loads the objects with ``loadObjects(_:)`` and gives each to ``ObjectLoader/load(_:)``.
   public func loadObjects(_ ids: [ObjectID], into loader: ObjectLoader) throws {
     for stored in try loadObjects(ids) { try loader.load(stored) }
+  }
+
+  /// Loads each owner's members with ``loadMembers(of:relationship:into:)``, one owner at a time.
+  public func loadMembers(of ids: [ObjectID], relationship: String, into loader: ObjectLoader)
+    throws -> [Int64]
+  {
+    var owners: [Int64] = []
+    for id in ids {
+      let before = loader.objectCount
+      try loadMembers(of: id, relationship: relationship, into: loader)
+      owners += repeatElement(id.key, count: loader.objectCount - before)
+    }
+    return owners
   }
 
   /// Loads the members with ``loadMembers(of:relationship:)`` and gives each to
