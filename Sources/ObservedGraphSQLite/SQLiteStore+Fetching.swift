@@ -18,8 +18,11 @@ import ObservedGraph
 /// - sort keys on such attributes, strings through collations that call
 ///   ``FetchSort/Comparison-swift.enum/compare(_:_:)``.
 ///
-/// Left to the context: decimals (stored as text), `ANY`/`ALL`/`NONE`, collection operators,
-/// to-many key paths, and constants of another kind than their attribute.
+/// - `ANY`, `ALL`, `NONE` over one attribute of a to-many's members (`ANY books.price < 5`), and
+///   `@count` of a to-many compared with a number, as subqueries.
+///
+/// Left to the context: decimals (stored as text), other collection operators, longer to-many
+/// key paths, and constants of another kind than their attribute.
 extension SQLiteStore {
   /// Gives the objects of a fetch, translated to one SQL query as far as it goes (see above).
   public func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
@@ -148,8 +151,8 @@ struct SQLQuery {
       if case .and = predicate { joiner = " AND " } else { joiner = " OR " }
       return "(" + translated.joined(separator: joiner) + ")"
     case .not(let inner):
-      // Every translated condition is true or false, never NULL, so NOT is exact.
-      return whole(inner, entity: entity, alias: alias).map { "NOT \($0)" }
+      // A comparison with NULL is NULL in SQL where it is false in memory: NOT must see false.
+      return whole(inner, entity: entity, alias: alias).map { "NOT COALESCE(\($0), 0)" }
     case .comparison(let comparison):
       return self.comparison(comparison, entity: entity, alias: alias)
     }
@@ -159,9 +162,10 @@ struct SQLQuery {
   private mutating func comparison(
     _ comparison: FetchComparison, entity: EntityDescription, alias: String
   ) -> String? {
-    guard comparison.modifier == .direct else { return nil }
     var comparison = comparison
-    if case .keyPath = comparison.right, let flipped = Self.flipped(comparison) {
+    if comparison.modifier == .direct, case .keyPath = comparison.right,
+      let flipped = Self.flipped(comparison)
+    {
       comparison = flipped
     }
     let keys: [String]
@@ -173,8 +177,88 @@ struct SQLQuery {
     default:
       return nil
     }
-    guard !keys.contains(where: { $0.hasPrefix("@") || $0.isEmpty }) else { return nil }
+    guard !keys.contains(where: \.isEmpty) else { return nil }
+    if comparison.modifier != .direct {
+      return quantified(keys, comparison, entity: entity, alias: alias)
+    }
+    if keys.count == 2, keys[1] == "@count" {
+      return count(keys[0], comparison, entity: entity, alias: alias)
+    }
+    guard !keys.contains(where: { $0.hasPrefix("@") }) else { return nil }
     return path(keys[...], comparison, entity: entity, alias: alias)
+  }
+
+  /// `ANY`, `ALL` or `NONE` over the values of one attribute of a to-many's members
+  /// (`ANY books.price < 5`), as `EXISTS` subqueries. A member whose value is nil meets the
+  /// comparison as nil does in memory.
+  private mutating func quantified(
+    _ keys: [String], _ comparison: FetchComparison, entity: EntityDescription, alias: String
+  ) -> String? {
+    guard keys.count == 2, !keys[1].hasPrefix("@"),
+      let (source, member, destination) = members(keys[0], entity: entity, alias: alias),
+      destination.allAttributes.contains(where: { $0.name == keys[1] })
+    else { return nil }
+    var direct = comparison
+    direct.modifier = .direct
+    let saved = arguments
+    guard let condition = path(keys[1...], direct, entity: destination, alias: member) else {
+      arguments = saved
+      return nil
+    }
+    switch comparison.modifier {
+    case .any: return "EXISTS (SELECT 1 \(source) AND \(condition))"
+    case .none: return "NOT EXISTS (SELECT 1 \(source) AND \(condition))"
+    case .all: return "NOT EXISTS (SELECT 1 \(source) AND NOT COALESCE(\(condition), 0))"
+    case .direct: return nil
+    }
+  }
+
+  /// `books.@count` compared with a number.
+  private mutating func count(
+    _ key: String, _ comparison: FetchComparison, entity: EntityDescription, alias: String
+  ) -> String? {
+    guard let sql = Self.numeric(comparison.operator),
+      case .constant(let value?) = comparison.right,
+      let (source, _, _) = members(key, entity: entity, alias: alias)
+    else { return nil }
+    switch value {
+    case .integer(let number): arguments.append(.integer(number))
+    case .double(let number) where !number.isNaN: arguments.append(.real(number))
+    default: return nil
+    }
+    return "((SELECT COUNT(*) \(source)) \(sql) ?)"
+  }
+
+  /// The `FROM … WHERE …` of the members of a to-many relationship of the rows of `alias` (to
+  /// which a condition joins with `AND`), the members' alias, and their entity.
+  private mutating func members(_ key: String, entity: EntityDescription, alias: String) -> (
+    String, String, EntityDescription
+  )? {
+    guard let place = store.schema.places[entity.name]?[key],
+      let relationship = entity.allRelationships.first(where: { $0.name == key }),
+      relationship.isToMany,
+      let destination = store.model.entity(named: relationship.destination),
+      let table = store.schema.tableOfEntity[destination.name]
+    else { return nil }
+    aliases += 1
+    let member = "m\(aliases)"
+    let quotedTable = SQLiteSchema.quoted(table)
+    switch place {
+    case .inverseColumn(_, let column, _):
+      let source =
+        "FROM \(quotedTable) AS \(member) WHERE \(member).\(SQLiteSchema.quoted(column)) = "
+        + "\(alias).\"og_pk\""
+      return (source, member, destination)
+    case .join(let joinTable, let owner, let memberColumn, _):
+      let join = "j\(aliases)"
+      let source =
+        "FROM \(SQLiteSchema.quoted(joinTable)) AS \(join) JOIN \(quotedTable) AS \(member) ON "
+        + "\(member).\"og_pk\" = \(join).\(SQLiteSchema.quoted(memberColumn)) WHERE "
+        + "\(join).\(SQLiteSchema.quoted(owner)) = \(alias).\"og_pk\""
+      return (source, member, destination)
+    case .column, .notStored:
+      return nil
+    }
   }
 
   /// A comparison with its sides swapped (`3 < price` is `price > 3`).

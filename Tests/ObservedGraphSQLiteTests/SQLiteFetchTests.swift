@@ -96,7 +96,30 @@ final class Genre: ManagedObject {
     "ANY genre.volumes.price > 50", "genre.volumes.@count > 3", "NOT (price < 10)",
     "price < 10 OR title BEGINSWITH 'Z'", "NOT (subtitle == nil OR pages < 3)",
     "TRUEPREDICATE", "FALSEPREDICATE", "12 > price", "'m' <= title",
+    "NOT (stock < 3)", "NOT (genre.rank == 1)", "NOT (stock IN {1, 2})",
   ]
+
+  /// Predicates on genres, through their to-many volumes.
+  static let genreFormats = [
+    "ANY volumes.price > 50", "ANY volumes.stock == nil", "ALL volumes.price > 1",
+    "ALL volumes.stock < 4", "NONE volumes.title BEGINSWITH 'a'",
+    "ANY volumes.title ==[cd] 'ecole'",
+    "volumes.@count > 3", "volumes.@count == 0", "children.@count >= 1", "ANY children.rank == 1",
+    "NOT (ALL volumes.stock != nil)", "ANY volumes.genre.name == nil", "volumes.@sum.price > 20",
+  ]
+
+  @Test(arguments: genreFormats)
+  func aPredicateOverAToManySelectsTheSameObjectsInTheFileAsInMemory(_ format: String) throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, writer) = try Self.library(folder)
+    let predicate = try FetchPredicate(format: format)
+    let all = try writer.fetch(FetchRequest<Genre>())
+    let expected = try all.filter { try predicate.evaluate(with: $0) }.map(\.objectID)
+    let reader = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
+      .newContext()
+    let fetched = try reader.fetch(FetchRequest<Genre>(matching: predicate))
+    #expect(fetched.map(\.objectID) == expected.sorted { $0.key < $1.key })
+  }
 
   @Test(arguments: formats)
   func aPredicateSelectsTheSameObjectsInTheFileAsInMemory(_ format: String) throws {
@@ -183,6 +206,17 @@ final class Genre: ManagedObject {
     let untranslated: Set<String> = [
       "cost > 0.5", "ANY genre.volumes.price > 50", "genre.volumes.@count > 3",
     ]
+    let genre = try #require(Library.model.entity(named: "Genre"))
+    let genreUntranslated: Set<String> = [
+      "ANY volumes.genre.name == nil", "volumes.@sum.price > 20",
+    ]
+    for format in Library.genreFormats {
+      var query = SQLQuery(store: store)
+      let (sql, exact) = query.translate(
+        try FetchPredicate(format: format), entity: genre, alias: "t")
+      #expect(exact == !genreUntranslated.contains(format), "\(format)")
+      #expect((sql != nil) == !genreUntranslated.contains(format), "\(format)")
+    }
     let partly: Set<String> = ["cost == 1 AND price > 1"]
     for format in Library.formats {
       var query = SQLQuery(store: store)
