@@ -1,15 +1,22 @@
+/// An object live results check again, with where it was. Not nested in the generic class, so
+/// that using it costs no generic metadata look-ups (benchmark row "live results").
+private struct Candidate {
+  let object: ManagedObject
+  /// Its kept values and offset before the event, when it was a result.
+  var old: (values: [FetchValue?], offset: Int)?
+  /// Its values now, when it matches.
+  var new: [FetchValue?]?
+}
+
+/// An object updated in place and its offset.
+private struct InPlace {
+  let offset: Int
+  let object: ManagedObject
+}
+
 /// Absorbing one objects-did-change event: which objects to check again, where they were and
 /// where they go, and the difference that says so.
 extension FetchedResults {
-  /// An object checked again, with where it was.
-  private struct Candidate {
-    let object: ManagedObject
-    /// Its kept values and offset before the event, when it was a result.
-    var old: (values: [FetchValue?], offset: Int)?
-    /// Its values now, when it matches.
-    var new: [FetchValue?]?
-  }
-
   /// Updates the results for one event and delivers the change, if any.
   ///
   /// - Complexity: O(k log n) for the k objects the event names (and the objects found by
@@ -103,14 +110,16 @@ extension FetchedResults {
 
     // Removed objects' old offsets, ascending; the gap of each is the number of objects that
     // stay before it.
-    removals.sort { $0.old!.offset < $1.old!.offset }
+    if removals.count > 1 { removals.sort { $0.old!.offset < $1.old!.offset } }
     var oldGap: [ObjectIdentifier: Int] = [:]
     for (rank, removal) in removals.enumerated() {
       oldGap[ObjectIdentifier(removal.object)] = removal.old!.offset - rank
     }
     for removal in removals { entries[removal.object.objectKey] = nil }
     // Inserted objects in order, each placed by the number of staying objects before it.
-    insertions.sort { order($0.new!, $0.object.objectKey, before: $1.new!, $1.object.objectKey) }
+    if insertions.count > 1 {
+      insertions.sort { order($0.new!, $0.object.objectKey, before: $1.new!, $1.object.objectKey) }
+    }
     for insertion in insertions { entries[insertion.object.objectKey] = insertion.new! }
     var gaps: [Int] = []
     if !removals.isEmpty || !insertions.isEmpty {
@@ -141,27 +150,27 @@ extension FetchedResults {
         .remove(
           offset: removal.old!.offset, element: removal.object as! Result, associatedWith: nil))
     }
-    var updated: [(offset: Int, object: Result)] = []
+    var updated: [InPlace] = []
     for (rank, insertion) in insertions.enumerated() {
       let object = insertion.object as! Result
       if unmoved.contains(rank) {
-        updated.append((gaps[rank] + rank, object))
+        updated.append(InPlace(offset: gaps[rank] + rank, object: object))
       } else {
         changes.append(.insert(offset: gaps[rank] + rank, element: object, associatedWith: nil))
       }
     }
     for object in inPlace {
       guard let offset = offset(ofKey: object.objectKey) else { continue }
-      updated.append((offset, storage[offset]))
+      updated.append(InPlace(offset: offset, object: storage[offset]))
     }
     guard let difference = CollectionDifference(changes) else {
       preconditionFailure("FetchedResults: the changes of an event do not form a difference")
     }
     guard !difference.isEmpty || !updated.isEmpty else { return }
-    updated.sort { $0.offset < $1.offset }
+    if updated.count > 1 { updated.sort { $0.offset < $1.offset } }
     deliver(
       Change(
-        difference: difference.inferringMoves(), updated: updated.map(\.object),
+        difference: difference.inferringMoves(), updated: updated.map { $0.object as! Result },
         updatedOffsets: updated.map(\.offset)))
   }
 
