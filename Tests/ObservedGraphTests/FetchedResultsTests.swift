@@ -420,3 +420,70 @@ struct FetchedResultsTests {
     s.context.processPendingChanges()  // nobody to call
   }
 }
+
+@Suite("Fetched results: models")
+struct FetchedResultsModelTests {
+  /// Notes point at tags with no inverse: no way back from a renamed tag.
+  static let tagged = try! ObjectModel(entities: [
+    EntityDescription(
+      name: "Note", attributes: [.nameString],
+      relationships: [RelationshipDescription(name: "tag", destination: "Tag", inverse: .noInverse)]
+    ),
+    EntityDescription(name: "Tag", attributes: [.nameString]),
+  ])
+
+  @Test func pathWithoutInverseFetchesAgain() throws {
+    let context = ObjectContext(model: Self.tagged)
+    let tag = try context.insertObject(forEntityName: "Tag")
+    try tag.setValue("red", forKey: "name")
+    var notes: [ManagedObject] = []
+    for name in ["a", "b", "c"] {
+      let note = try context.insertObject(forEntityName: "Note")
+      try note.setValue(name, forKey: "name")
+      try note.setValue(name == "b" ? nil : tag, forKey: "tag")
+      notes.append(note)
+    }
+    context.processPendingChanges()
+    let results = try FetchedResults(
+      context: context,
+      request: FetchRequest<ManagedObject>(
+        entityName: "Note", predicate: try FetchPredicate(format: "tag.name == 'blue'"),
+        sortDescriptors: [FetchSort("name")]))
+    var changes: [FetchedResults<ManagedObject>.Change] = []
+    let token = results.onChange { changes.append($0) }
+    try tag.setValue("blue", forKey: "name")
+    context.processPendingChanges()
+    #expect(
+      results.objects.map(ObjectIdentifier.init) == [notes[0], notes[2]].map(ObjectIdentifier.init))
+    #expect(changes.count == 1 && changes[0].difference.insertions.count == 2)
+    _ = token
+  }
+
+  @Test func subentitiesFollowTheRequest() throws {
+    let context = ObjectContext(model: League.model)
+    let player = context.insert(Player.self)
+    player.lastName = "B"
+    context.processPendingChanges()
+    let people = try FetchedResults(
+      context: context,
+      request: FetchRequest<Person>(matching: nil, sortedBy: [FetchSort("lastName")]))
+    var only = FetchRequest<ManagedObject>(
+      entityName: "Person", sortDescriptors: [FetchSort("lastName")])
+    only.includesSubentities = false
+    let exact = try FetchedResults(context: context, request: only)
+    #expect(people.objects == [player] && exact.objects.isEmpty)
+    let other = context.insert(Player.self)
+    other.lastName = "A"
+    context.processPendingChanges()
+    #expect(people.objects == [other, player] && exact.objects.isEmpty)
+  }
+
+  @Test func offsetAndLimitAreNotApplied() throws {
+    let s = BookStore.scenario()
+    var request = FetchRequest<Book>(matching: nil, sortedBy: [FetchSort("price")])
+    request.fetchLimit = 1
+    request.fetchOffset = 1
+    let results = try FetchedResults(context: s.context, request: request)
+    #expect(results.objects.count == 3)
+  }
+}
