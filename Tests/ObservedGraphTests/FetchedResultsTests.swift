@@ -487,3 +487,32 @@ struct FetchedResultsModelTests {
     #expect(results.objects.count == 3)
   }
 }
+
+/// A book whose sort key `sortTitle` is not in the model: `value(forUndefinedKey:)` derives it
+/// from `title`.
+final class ShelvedBook: ManagedObject {
+  @Attribute var title: String = ""
+
+  override func value(forUndefinedKey key: String) throws -> Any? {
+    key == "sortTitle" ? String(title.reversed()) : try super.value(forUndefinedKey: key)
+  }
+}
+
+@Suite("Fetched results: keys outside the model")
+struct FetchedResultsUnmodelledKeyTests {
+  @Test func derivedSortKeyFollowsItsSource() throws {
+    let context = ObjectContext(model: try ObjectModel(types: [ShelvedBook.self]))
+    let a = context.insert(ShelvedBook.self)
+    a.title = "xa"  // sortTitle "ax"
+    let b = context.insert(ShelvedBook.self)
+    b.title = "yb"  // sortTitle "by"
+    context.processPendingChanges()
+    let results = try FetchedResults(
+      context: context,
+      request: FetchRequest<ShelvedBook>(matching: nil, sortedBy: [FetchSort("sortTitle")]))
+    #expect(results.objects == [a, b])
+    a.title = "xc"  // sortTitle "cx": after "by"
+    context.processPendingChanges()
+    #expect(results.objects == [b, a])
+  }
+}

@@ -39,7 +39,7 @@ extension FetchedResults {
     }
     func related(_ object: ManagedObject, _ keys: Set<String>?) {
       for hop in dependencies.hops where object.entity.isKind(of: hop.entity) {
-        if let keys, keys.isDisjoint(with: hop.keys) { continue }
+        if let keys, !hop.readsUnmodelledKey, keys.isDisjoint(with: hop.keys) { continue }
         guard let origins = dependencies.origins(of: object, through: hop) else {
           untraceable = true
           return
@@ -59,7 +59,7 @@ extension FetchedResults {
     for (id, keys) in event.updated {
       guard let object = registry.object(for: id) else { continue }
       if isResultEntity(object) {
-        if !keys.isDisjoint(with: dependencies.rootKeys) {
+        if dependencies.affectsRoot(keys) {
           check(object)
         } else if entries[object.objectKey] != nil, candidates[object.objectKey] == nil {
           touched[object.objectKey] = object

@@ -48,6 +48,8 @@ import Observation
 /// place by them after its values changed. After ``ObjectContext/reset()``, which posts no
 /// event, call ``refetch()``.
 ///
+/// A sort key outside the model (answered by `value(forUndefinedKey:)`) is named by no event, so
+/// every change of a result object (or of an object on the way to that key) counts for it.
 /// Relationships on a key path without an inverse give no way back from a changed related object:
 /// a change of such an object's keys makes the results fetch again and report the difference
 /// (O(n log n) instead of O(log n) for that event).

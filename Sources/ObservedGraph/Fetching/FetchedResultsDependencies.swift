@@ -16,6 +16,9 @@ struct FetchedResultsDependencies {
     let entity: EntityDescription
     /// The keys read on those objects.
     var keys: Set<String>
+    /// Whether a key read on them is not in the model (a sort key answered by
+    /// `value(forUndefinedKey:)`): no event names it, so any change of theirs counts.
+    var readsUnmodelledKey = false
     /// The relationships from the result entity to this depth, first first; nil when one of them
     /// has no inverse, so there is no way back.
     let path: [Property]?
@@ -25,6 +28,10 @@ struct FetchedResultsDependencies {
 
   /// Keys of the result objects that the predicate, a sort key or the section key path reads.
   private(set) var rootKeys: Set<String> = []
+  /// Whether a key read on the result objects is not in the model (a sort key answered by
+  /// `value(forUndefinedKey:)`, which may derive it from any key): then every change of a result
+  /// object counts.
+  private(set) var readsUnmodelledRootKey = false
   /// Objects met along the key paths.
   private(set) var hops: [Hop] = []
 
@@ -39,13 +46,14 @@ struct FetchedResultsDependencies {
       var path: [Property]? = []
       var names: [String] = []
       for (depth, key) in keys.enumerated() {
+        let property = Self.property(key, of: current)
         if depth == 0 {
           rootKeys.insert(key)
+          if property == nil { readsUnmodelledRootKey = true }
         } else {
-          add(key, on: current, path: path, names: names)
+          add(key, on: current, path: path, names: names, modelled: property != nil)
         }
-        guard let property = Self.property(key, of: current), property.isRelationship,
-          let destination = property.destination
+        guard let property, property.isRelationship, let destination = property.destination
         else { break }
         path = property.inverse == nil ? nil : path.map { $0 + [property] }
         names.append(key)
@@ -55,13 +63,22 @@ struct FetchedResultsDependencies {
   }
 
   private mutating func add(
-    _ key: String, on entity: EntityDescription, path: [Property]?, names: [String]
+    _ key: String, on entity: EntityDescription, path: [Property]?, names: [String],
+    modelled: Bool
   ) {
-    if let index = hops.firstIndex(where: { $0.entity === entity && $0.pathNames == names }) {
-      hops[index].keys.insert(key)
-    } else {
-      hops.append(Hop(entity: entity, keys: [key], path: path, pathNames: names))
-    }
+    let index =
+      hops.firstIndex { $0.entity === entity && $0.pathNames == names }
+      ?? {
+        hops.append(Hop(entity: entity, keys: [], path: path, pathNames: names))
+        return hops.count - 1
+      }()
+    hops[index].keys.insert(key)
+    if !modelled { hops[index].readsUnmodelledKey = true }
+  }
+
+  /// Whether a change of these keys of a result object may change what the results read.
+  func affectsRoot(_ keys: Set<String>) -> Bool {
+    readsUnmodelledRootKey || !keys.isDisjoint(with: rootKeys)
   }
 
   /// The property named `key` of the entity or of one of its sub-entities.
