@@ -138,6 +138,8 @@ struct FetchedResultsTests {
         }
       })
     #expect(live.names == ["The third book", "The first book", "The second book"])
+    let change = try #require(live.changes.last)
+    #expect(change.inserted == [s.books[0]] && change.removed == [s.books[0]])
   }
 
   @Test func editInPlaceIsAnUpdate() throws {

@@ -48,6 +48,10 @@ import Observation
 /// place by them after its values changed. After ``ObjectContext/reset()``, which posts no
 /// event, call ``refetch()``.
 ///
+/// Like its context, the results live in one isolation domain (they are not `Sendable`); they
+/// hold the context strongly, and the context holds them only through a weak subscription, so
+/// releasing the results ends it.
+///
 /// A sort key outside the model (answered by `value(forUndefinedKey:)`) is named by no event, so
 /// every change of a result object (or of an object on the way to that key) counts for it.
 /// Relationships on a key path without an inverse give no way back from a changed related object:
