@@ -2,7 +2,7 @@
 struct BenchConfig {
   /// The groups of rows, in the order they run; `--only=` picks some (for profiling one path).
   static let groups = [
-    "memory", "attributes", "undoRecording", "undoReplay", "toMany", "cascade", "store",
+    "memory", "attributes", "undoRecording", "undoReplay", "toMany", "cascade", "store", "live",
   ]
 
   let quick: Bool

@@ -39,6 +39,7 @@ if config.runs("store") {
   progress("SQLite store")
   rows += StoreBench.run(config)
 }
+if config.runs("live") { rows.append(LiveResultsBench.run(config)) }
 if let memory { rows.append(memory) }
 // The table's order: DESIGN.md's rows first, then the extra ones.
 let order = [
