@@ -126,7 +126,7 @@ public final class FetchedResults<Result: ManagedObject>: Observable {
   private static func resolve(_ request: FetchRequest<Result>, in context: ObjectContext) throws
     -> (EntityDescription, FetchPredicate?, [FetchSort])
   {
-    try request.resolvedForFetch(in: context)
+    try request.resolved(in: context)
   }
 
   private static func checkSectionKeyPath(_ keyPath: String, of entity: EntityDescription)
