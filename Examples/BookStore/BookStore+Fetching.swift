@@ -35,4 +35,33 @@ extension BookStore {
     try context.delete(draft)
     context.processPendingChanges()
   }
+
+  /// Keeps the books by price in live results, then moves one by its price, undoes and redoes
+  /// the change: each time the results report the index changes.
+  func followLiveResults() throws {
+    beginStep("Live results: the books by price, through an edit, its undo and its redo")
+    guard let log = context.undoLog else { return }
+    let results = try FetchedResults(
+      context: context,
+      request: FetchRequest<Book>(matching: nil, sortedBy: [FetchSort("price")]))
+    print("   \(results.objects.map { "\($0.title) $\($0.price)" }.joined(separator: ", "))")
+    let token = results.onChange { change in
+      let moves = change.difference.insertions.compactMap { insertion -> String? in
+        guard case .insert(let offset, let book, let from) = insertion else { return nil }
+        return from.map { "\(book.title) moved from \($0) to \(offset)" }
+          ?? "\(book.title) inserted at \(offset)"
+      }
+      print("   change: \(moves.joined(separator: "; "))")
+    }
+    let book = book("The third book")
+    book.price = 20
+    log.setActionName("Change Price")
+    context.processPendingChanges()
+    try log.undo()
+    context.processPendingChanges()
+    try log.redo()
+    context.processPendingChanges()
+    print("   now: \(results.objects.map(\.title).joined(separator: ", "))")
+    token.invalidate()
+  }
 }

@@ -37,13 +37,17 @@ public struct FetchRequest<Result: ManagedObject> {
   public var fetchLimit = 0
   /// How many of the matching objects, in order, to skip.
   public var fetchOffset = 0
-  /// When above 0, the objects come back as faults without values, loaded this many at a time
-  /// as they are read (Core Data's batched fetch): a fetch of many objects costs their
-  /// identifiers until they are used.
+  /// When above 0, the objects come back as faults without values, loaded in batches as they
+  /// are read (Core Data's batched fetch): a fetch of many objects costs their identifiers until
+  /// they are used. The batches are of the context's ``ObjectContext/faultBatchSize``; the value
+  /// itself only switches batching on.
   public var fetchBatchSize = 0
   /// Whether the context's unsaved changes count: inserted objects that match are returned,
   /// deleted ones are not, and changed values are taken into account (Core Data's default).
-  /// When false, the fetch answers as the store would.
+  /// When false, inserted objects are left out and deleted ones are not; objects the store
+  /// selects keep their place whatever their unsaved values, except where the predicate or
+  /// the order is evaluated in memory (by a store that cannot apply it, or in a context without a
+  /// store), which reads the objects' current values.
   public var includesPendingChanges = true
   /// Whether objects come back as faults (whose values the fetch brought, so reading them costs
   /// no more loads). When false, each is fulfilled before the fetch returns.

@@ -1,7 +1,7 @@
 /// Puts the rows a store reads straight into a context's objects, as the store reads them.
 ///
 /// A context hands a loader to ``PersistentStore/loadObjects(_:into:)`` and
-/// ``PersistentStore/loadMembers(of:relationship:into:)``. For each row, the store calls
+/// ``PersistentStore/loadMembers(of:relationship:into:)-(ObjectID,_,_)``. For each row, the store calls
 /// ``beginObject(_:key:)`` and, when that returns true, gives the row's values with
 /// ``setAttribute(_:at:)`` and ``setToOne(_:entity:at:)``. No ``StoredObject`` is built: a value
 /// of a common type goes into the object's typed field as it is read.
