@@ -24,6 +24,52 @@ import ObservedGraph
 /// Left to the context: decimals (stored as text), other collection operators, longer to-many
 /// key paths, and constants of another kind than their attribute.
 extension SQLiteStore {
+  /// Counts the objects of a fetch with `SELECT COUNT(*)` when its predicate translates whole;
+  /// nil otherwise.
+  public func count(_ request: StoreFetch) throws -> Int? {
+    _ = try connection.openHandle(for: nil)
+    guard let layout = layouts[request.entity.name] ?? anyLayout(of: request.entity) else {
+      return 0
+    }
+    var query = SQLQuery(store: self)
+    let (conditions, exact) = self.conditions(request, layout, &query)
+    guard exact else { return nil }
+    var sql = "SELECT \(#"t."og_pk""#) FROM \(SQLiteSchema.quoted(layout.table)) AS t"
+    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+    if request.fetchLimit > 0 || request.fetchOffset > 0 {
+      sql += " LIMIT ? OFFSET ?"
+      query.arguments += [
+        .integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1),
+        .integer(Int64(request.fetchOffset)),
+      ]
+    }
+    var count = 0
+    try connection.statement("SELECT COUNT(*) FROM (\(sql))").forEachRow(query.arguments) { row in
+      count = Int(row.integer(at: 0) ?? 0)
+    }
+    return count
+  }
+
+  /// The conditions of a fetch's rows (its entities, its predicate as far as it translates), and
+  /// whether they are the whole predicate.
+  private func conditions(_ request: StoreFetch, _ layout: EntityLayout, _ query: inout SQLQuery)
+    -> (conditions: [String], exact: Bool)
+  {
+    var conditions: [String] = []
+    let ids = request.entities.compactMap { layouts[$0.name]?.entityID }
+    guard !ids.isEmpty else { return (["0"], true) }
+    // The table's rows are all wanted when it holds no other entity: no condition then.
+    let inTable = layouts.values.filter { $0.table == layout.table }.map(\.entityID)
+    if Set(inTable) != Set(ids) {
+      conditions.append(
+        "t.\"og_entity\" IN (\(ids.map(String.init).joined(separator: ", ")))")
+    }
+    guard let predicate = request.predicate else { return (conditions, true) }
+    let (sql, exact) = query.translate(predicate, entity: request.entity, alias: "t")
+    if let sql { conditions.append(sql) }
+    return (conditions, exact)
+  }
+
   /// Gives the objects of a fetch, translated to one SQL query as far as it goes (see above).
   public func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
     _ = try connection.openHandle(for: nil)
@@ -31,21 +77,8 @@ extension SQLiteStore {
       return true
     }
     var query = SQLQuery(store: self)
-    var conditions: [String] = []
-    let ids = request.entities.compactMap { layouts[$0.name]?.entityID }
-    guard !ids.isEmpty else { return true }
-    // The table's rows are all wanted when it holds no other entity: no condition then.
-    let inTable = layouts.values.filter { $0.table == layout.table }.map(\.entityID)
-    if Set(inTable) != Set(ids) {
-      conditions.append(
-        "t.\"og_entity\" IN (\(ids.map(String.init).joined(separator: ", ")))")
-    }
-    var complete = true
-    if let predicate = request.predicate {
-      let (sql, exact) = query.translate(predicate, entity: request.entity, alias: "t")
-      if let sql { conditions.append(sql) }
-      complete = exact
-    }
+    let (conditions, exact) = self.conditions(request, layout, &query)
+    var complete = exact
     var orders: [String] = []
     for sort in request.sortDescriptors {
       guard let order = query.order(sort, entity: request.entity, alias: "t") else {

@@ -435,6 +435,29 @@ final class Genre: ManagedObject {
     #expect(statements.count == 2)
   }
 
+  @Test func aCountIsOneQueryThatLoadsNothingWhenTheStoreCanAnswerIt() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, writer) = try Library.library(folder)
+    let (context, store) = try Self.reader(url)
+    var statements: [String] = []
+    store.connection.trace = { sql, _, _ in statements.append(sql) }
+    let cheap = try FetchPredicate(format: "price < 10")
+    let expected = try writer.fetch(FetchRequest<Volume>(matching: cheap)).count
+    #expect(try context.count(for: FetchRequest<Volume>(matching: cheap)) == expected)
+    #expect(statements.count == 1 && statements[0].hasPrefix("SELECT COUNT(*)"))
+    #expect(context.registeredObjects.isEmpty, "nothing was loaded")
+    var window = FetchRequest<Volume>(matching: cheap)
+    window.fetchOffset = 2
+    window.fetchLimit = 3
+    #expect(try context.count(for: window) == min(3, expected - 2))
+    // A predicate SQL cannot answer whole, or unsaved changes: counted from the objects.
+    let decimal = try FetchPredicate(format: "cost > 0.5")
+    let decimals = try writer.fetch(FetchRequest<Volume>(matching: decimal)).count
+    #expect(try context.count(for: FetchRequest<Volume>(matching: decimal)) == decimals)
+    context.insert(Volume.self).price = 1
+    #expect(try context.count(for: FetchRequest<Volume>(matching: cheap)) == expected + 1)
+  }
+
   @Test func aContextWithoutAStoreFetchesItsObjects() throws {
     let context = ObjectContext(model: Library.model)
     for (index, title) in ["b", "a", "c"].enumerated() {

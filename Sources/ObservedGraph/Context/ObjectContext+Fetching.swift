@@ -43,6 +43,19 @@ extension ObjectContext {
   /// - Returns: The number of objects.
   /// - Throws: The errors of ``fetch(_:)``.
   public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
+    // Counted by the store, without loading, when nothing unsaved changes the answer.
+    if let store {
+      let (entity, predicate, sorts) = try request.resolved(in: self)
+      let wanted = StoreFetch(
+        entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
+        sortDescriptors: sorts, fetchLimit: max(0, request.fetchLimit),
+        fetchOffset: max(0, request.fetchOffset), loadsValues: false)
+      let entities = Set(wanted.entities.map(ObjectIdentifier.init))
+      let unsaved =
+        request.includesPendingChanges
+        && tracker.dirty.contains { entities.contains(ObjectIdentifier($0.entity)) }
+      if !unsaved, let count = try store.count(wanted) { return count }
+    }
     var request = request
     request.returnsObjectsAsFaults = true
     request.relationshipKeyPathsForPrefetching = []

@@ -136,6 +136,17 @@ public protocol PersistentStore: AnyObject {
   ///   - loader: Where the objects go.
   /// - Returns: Whether the objects given are exactly the answer.
   func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool
+
+  /// The number of objects a fetch would give, counted by the store without loading them; nil
+  /// when the store cannot apply all of the fetch (the context then counts what ``fetch(_:into:)``
+  /// gives). The default implementation returns nil.
+  ///
+  /// ```swift
+  /// let count = try store.count(StoreFetch(entity: bookEntity))   // 3
+  /// ```
+  /// - Parameter request: What is counted (its ``StoreFetch/loadsValues`` does not matter).
+  /// - Returns: The number of objects, or nil.
+  func count(_ request: StoreFetch) throws -> Int?
 }
 
 extension PersistentStore {
@@ -143,6 +154,9 @@ extension PersistentStore {
   public func loadObject(_ id: ObjectID) throws -> StoredObject? {
     try loadObjects([id]).first
   }
+
+  /// Nil: the context counts what ``fetch(_:into:)`` gives.
+  public func count(_ request: StoreFetch) throws -> Int? { nil }
 
   /// Loads the objects with ``loadObjects(_:)`` and gives each to ``ObjectLoader/load(_:)``.
   public func loadObjects(_ ids: [ObjectID], into loader: ObjectLoader) throws {
