@@ -90,10 +90,7 @@ enum FetchBench {
           + (sorted ? " ORDER BY title" : ""), -1, &select, nil)
       sqlite3_bind_int64(select, 1, Int64(limit))
       while sqlite3_step(select) == SQLITE_ROW {
-        let item = PlainStoredItem(
-          id: sqlite3_column_int64(select, 0),
-          title: String(cString: sqlite3_column_text(select, 1)),
-          value: Int(sqlite3_column_int64(select, 2)), owner: sqlite3_column_int64(select, 3))
+        let item = PlainStoredItem(row: select)
         sum &+= item.title.utf8.count
         held.append(item)
       }

@@ -40,6 +40,16 @@ final class PlainStoredItem {
   }
 }
 
+extension PlainStoredItem {
+  /// The item of the current row of a raw `SELECT id, title, value, owner …`.
+  convenience init(row statement: OpaquePointer?) {
+    self.init(
+      id: sqlite3_column_int64(statement, 0),
+      title: String(cString: sqlite3_column_text(statement, 1)),
+      value: Int(sqlite3_column_int64(statement, 2)), owner: sqlite3_column_int64(statement, 3))
+  }
+}
+
 /// The same item as GRDB reads and writes it.
 final class GRDBItem: FetchableRecord, PersistableRecord {
   static let databaseTableName = "item"
@@ -305,10 +315,7 @@ enum StoreBench {
       for owner in 1...Int64(sizes.owners) {
         sqlite3_bind_int64(select, 1, owner)
         while sqlite3_step(select) == SQLITE_ROW {
-          let item = PlainStoredItem(
-            id: sqlite3_column_int64(select, 0),
-            title: String(cString: sqlite3_column_text(select, 1)),
-            value: Int(sqlite3_column_int64(select, 2)), owner: sqlite3_column_int64(select, 3))
+          let item = PlainStoredItem(row: select)
           sum &+= item.title.utf8.count
           held.append(item)
         }

@@ -132,7 +132,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
   /// that context records the opposite step like any change, so this returns an empty step.
   ///
   /// - Parameter log: The log running the undo or redo.
-  /// - Returns: ``EmptyUndoStep``.
+  /// - Returns: An `EmptyUndoStep`.
   public mutating func apply(in log: UndoLog) -> any UndoStep {
     let participant = log.firstParticipant(of: UndoParticipant.self) {
       $0.storeIdentifier == store
@@ -148,7 +148,7 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
 
   /// Does nothing: a graph step acts only through its context, which ``apply(in:)`` finds.
   ///
-  /// - Returns: ``EmptyUndoStep``.
+  /// - Returns: An `EmptyUndoStep`.
   public mutating func apply() -> any UndoStep { EmptyUndoStep() }
 
   /// Whether the step changes `target`, a managed object of the step's store.

@@ -36,7 +36,7 @@ public struct AttributeType: Sendable, Hashable, CustomStringConvertible {
   let kind: Kind
   /// The Swift type values are held as.
   public let valueType: any Sendable.Type
-  /// The type's name: `string`, `int16`, … or `transformable(Dimensions)`; see ``init(name:)``.
+  /// The type's name: `string`, `int16`, … or `transformable(Dimensions)`; see ``init(name:transformableTypes:)``.
   public let name: String
   let accepts: @Sendable (Any) -> Bool
   let coerce: @Sendable (Any) -> Any?
