@@ -314,19 +314,23 @@ final class Genre: ManagedObject {
     var loaded = FetchRequest<Volume>()
     loaded.returnsObjectsAsFaults = false
     #expect(try context.fetch(loaded).allSatisfy { !$0.isFault })
-    let (batched, batchedStore) = try Self.reader(url)
-    batched.faultBatchSize = 4
-    var statements: [String] = []
-    batchedStore.connection.trace = { sql, _, _ in statements.append(sql) }
-    var request = FetchRequest<Volume>(matching: nil, sortedBy: [FetchSort("code")])
-    request.fetchBatchSize = 4
-    let volumes = try batched.fetch(request)
-    #expect(statements.count == 1 && statements[0].hasPrefix(#"SELECT t."og_pk", t."og_entity""#))
-    #expect(volumes.count == Library.titles.count)
-    _ = volumes.map(\.title)
-    // One load of volumes per batch of four (the genres they name load in the same batches).
-    let volumeLoads = statements.dropFirst().filter { $0.contains(#"FROM "Volume""#) }
-    #expect(volumeLoads.count == (Library.titles.count + 3) / 4)
+    // The request's batch size, whatever the context's (100 by default, or 1: no batching).
+    for contextBatchSize in [100, 1] {
+      let (batched, batchedStore) = try Self.reader(url)
+      batched.faultBatchSize = contextBatchSize
+      var statements: [String] = []
+      batchedStore.connection.trace = { sql, _, _ in statements.append(sql) }
+      var request = FetchRequest<Volume>(matching: nil, sortedBy: [FetchSort("code")])
+      request.fetchBatchSize = 4
+      let volumes = try batched.fetch(request)
+      #expect(statements.count == 1)
+      #expect(statements[0].hasPrefix(#"SELECT t."og_pk", t."og_entity""#))
+      #expect(volumes.count == Library.titles.count)
+      _ = volumes.map(\.title)
+      // One load of volumes per batch of four, in the fetch's order.
+      let volumeLoads = statements.dropFirst().filter { $0.contains(#"FROM "Volume""#) }
+      #expect(volumeLoads.count == (Library.titles.count + 3) / 4, "\(contextBatchSize)")
+    }
     _ = store
   }
 

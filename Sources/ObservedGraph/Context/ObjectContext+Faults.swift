@@ -50,17 +50,23 @@ extension ObjectContext {
     return fault(entity, key: key, batchable: batchable)
   }
 
-  /// Other faults to load with `object`: up to ``faultBatchSize`` − 1 of those waiting, oldest
+  /// Other faults to load with `object`: up to ``faultBatchSize`` − 1 of those waiting (or the
+  /// batch size of the fetch that made `object`, see ``FetchRequest/fetchBatchSize``), oldest
   /// first, that are still faults without values; the ones passed over leave the list.
   private func batch(with object: ManagedObject) -> [ManagedObject] {
+    var limit = faultBatchSize
+    if !fetchBatchSizes.isEmpty, let size = fetchBatchSizes.removeValue(forKey: object.objectKey) {
+      limit = size
+    }
     var batch: [ManagedObject] = []
-    while batch.count < faultBatchSize - 1, pendingFaultsStart < pendingFaults.count {
+    while batch.count < limit - 1, pendingFaultsStart < pendingFaults.count {
       let key = pendingFaults[pendingFaultsStart]
       pendingFaultsStart += 1
       guard key != object.objectKey, let other = registry.registeredObject(key: key),
         other.isFaultFlag, other.marks & ManagedObject.prefilledMark == 0
       else { continue }
       batch.append(other)
+      if !fetchBatchSizes.isEmpty { fetchBatchSizes[key] = nil }
     }
     if pendingFaultsStart == pendingFaults.count {
       pendingFaults.removeAll(keepingCapacity: true)

@@ -112,9 +112,21 @@ extension ObjectContext {
     }
     if !request.returnsObjectsAsFaults {
       for object in objects { try fulfilFault(of: object) }
+    } else if request.fetchBatchSize > 0 && request.fetchBatchSize != faultBatchSize {
+      noteBatchSize(request.fetchBatchSize, of: objects)
     }
     try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
     return objects
+  }
+
+  /// Makes the faults without values of a batched fetch load `size` at a time, in their order.
+  private func noteBatchSize(_ size: Int, of objects: [ManagedObject]) {
+    for object in objects
+    where object.isFaultFlag && object.marks & ManagedObject.prefilledMark == 0 {
+      fetchBatchSizes[object.objectKey] = size
+      // Waiting in the batch list already, unless the context batches nothing itself.
+      if faultBatchSize <= 1 { pendingFaults.append(object.objectKey) }
+    }
   }
 
   /// Loads a to-many relationship of the objects that have not loaded it, for all of them at

@@ -107,6 +107,7 @@ extension ObjectContext {
     brackets.removeAll()
     recorder.didReset()
     fetchedResults.removeAll()
+    fetchBatchSizes.removeAll()
   }
 }
 

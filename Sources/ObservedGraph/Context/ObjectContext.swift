@@ -52,6 +52,9 @@ public final class ObjectContext {
   /// The loader the next load from the store uses (see ``ObjectLoader``); nil while one is
   /// under way.
   @exclusivity(unchecked) var idleLoader: ObjectLoader?
+  /// The batch size of the fetch that made a fault without values, by its key, when it is not
+  /// ``faultBatchSize`` (see ``FetchRequest/fetchBatchSize``).
+  var fetchBatchSizes: [Int64: Int] = [:]
   /// The results of fetched properties, by object key and property name, kept until the object
   /// is refreshed or the context reset.
   var fetchedResults: [Int64: [String: [ManagedObject]]] = [:]

@@ -39,8 +39,8 @@ public struct FetchRequest<Result: ManagedObject> {
   public var fetchOffset = 0
   /// When above 0, the objects come back as faults without values, loaded in batches as they
   /// are read (Core Data's batched fetch): a fetch of many objects costs their identifiers until
-  /// they are used. The batches are of the context's ``ObjectContext/faultBatchSize``; the value
-  /// itself only switches batching on.
+  /// they are used: reading one loads it with the next `fetchBatchSize − 1` of them that still
+  /// wait, in one load.
   public var fetchBatchSize = 0
   /// Whether the context's unsaved changes count: inserted objects that match are returned,
   /// deleted ones are not, and changed values are taken into account (Core Data's default).
