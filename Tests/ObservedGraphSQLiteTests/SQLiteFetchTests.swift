@@ -110,27 +110,26 @@ final class Genre: ManagedObject {
 
   @Test(arguments: genreFormats)
   func aPredicateOverAToManySelectsTheSameObjectsInTheFileAsInMemory(_ format: String) throws {
-    let folder = try SQLiteConnectionTests.Folder()
-    let (url, writer) = try Self.library(folder)
-    let predicate = try FetchPredicate(format: format)
-    let all = try writer.fetch(FetchRequest<Genre>())
-    let expected = try all.filter { try predicate.evaluate(with: $0) }.map(\.objectID)
-    let reader = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
-      .newContext()
-    let fetched = try reader.fetch(FetchRequest<Genre>(matching: predicate))
-    #expect(fetched.map(\.objectID) == expected.sorted { $0.key < $1.key })
+    try Self.expectTheSameObjectsBothWays(format, Genre.self)
   }
 
   @Test(arguments: formats)
   func aPredicateSelectsTheSameObjectsInTheFileAsInMemory(_ format: String) throws {
+    try Self.expectTheSameObjectsBothWays(format, Volume.self)
+  }
+
+  /// Fetches the objects of a class that match a predicate from a new context on the library's
+  /// file, and expects those the predicate selects in memory, in key order.
+  static func expectTheSameObjectsBothWays<T: ManagedObject>(_ format: String, _ type: T.Type)
+    throws
+  {
     let folder = try SQLiteConnectionTests.Folder()
-    let (url, writer) = try Self.library(folder)
+    let (url, writer) = try library(folder)
     let predicate = try FetchPredicate(format: format)
-    let all = try writer.fetch(FetchRequest<Volume>())
+    let all = try writer.fetch(FetchRequest<T>())
     let expected = try all.filter { try predicate.evaluate(with: $0) }.map(\.objectID)
-    let reader = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
-      .newContext()
-    let fetched = try reader.fetch(FetchRequest<Volume>(matching: predicate))
+    let reader = PersistentContainer(store: try SQLiteStore(url: url, model: model)).newContext()
+    let fetched = try reader.fetch(FetchRequest<T>(matching: predicate))
     #expect(fetched.map(\.objectID) == expected.sorted { $0.key < $1.key })
   }
 

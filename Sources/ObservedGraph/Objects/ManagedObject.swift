@@ -88,7 +88,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// Marks the context's parts set on the object for the length of one operation, in the byte
   /// after `pending`: bit 0 while the running undo or redo has noted the object as restored,
   /// bits 1–5 the snapshot events it noted (`UndoRecorder.noteRestored`), bit 6 while the object
-  /// is a fault whose values a to-many load put in place (`prefilledMark`), and bit 7 while a
+  /// is a fault whose values a load put in place (`prefilledMark`), and bit 7 while a
   /// delete gathers its cascade set and the object is in it (`ObjectContext.cascadeSet`).
   @exclusivity(unchecked) var marks: UInt8 = 0
   static var restoredMark: UInt8 { 1 }
