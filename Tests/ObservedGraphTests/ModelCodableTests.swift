@@ -458,3 +458,46 @@ extension ModelCodable {
     #expect(entities[0].attributes[0].type == .transformable(Dimensions.self))
   }
 }
+
+extension ModelCodable {
+  /// A model with fetched properties, as JSON and back: the predicate as text, the sort keys,
+  /// and an entity without any writes no key for them.
+  @Test func fetchedPropertiesRoundTrip() throws {
+    let bargains = FetchedPropertyDescription(
+      name: "bargains", destination: "Item",
+      predicate: try FetchPredicate(
+        format: "price < 12 AND shelf == $FETCH_SOURCE AND name BEGINSWITH[cd] 'é'"),
+      sortDescriptors: [
+        FetchSort("name", comparison: .localizedStandard), FetchSort("price", ascending: false),
+      ])
+    let model = try ObjectModel(entities: [
+      EntityDescription(
+        name: "Shelf", attributes: [AttributeDescription(name: "name", type: .string)],
+        relationships: [
+          RelationshipDescription(
+            name: "items", destination: "Item", inverse: "shelf", toMany: true)
+        ],
+        fetchedProperties: [bargains]),
+      EntityDescription(
+        name: "Item",
+        attributes: [
+          AttributeDescription(name: "name", type: .string),
+          AttributeDescription(name: "price", type: .double),
+        ],
+        relationships: [
+          RelationshipDescription(name: "shelf", destination: "Shelf", inverse: "items")
+        ]),
+    ])
+    let decoded = try roundTrip(model)
+    #expect(decoded.entity(named: "Shelf")?.fetchedProperties == [bargains])
+    #expect(decoded.entity(named: "Item")?.fetchedProperties == [])
+    let item = try sortedJSON(try #require(model.entity(named: "Item")))
+    #expect(!item.contains("fetchedProperties"))
+    let broken = Data(
+      #"{"name": "Shelf", "fetchedProperties": [{"name": "x", "destination": "Item", "predicate": "price <"}]}"#
+        .utf8)
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode(EntityDescription.self, from: broken)
+    }
+  }
+}

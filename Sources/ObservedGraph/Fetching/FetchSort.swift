@@ -16,9 +16,9 @@ import Foundation
 /// relationships; a to-many step is refused (`FetchSort("books.price")` has no single value).
 /// Objects whose keys all compare equal keep the order of their identifiers, so a fetch's order
 /// is the same in memory and in a store.
-public struct FetchSort: Hashable, Sendable, CustomStringConvertible {
+public struct FetchSort: Hashable, Sendable, Codable, CustomStringConvertible {
   /// How strings compare.
-  public enum Comparison: Hashable, Sendable {
+  public enum Comparison: Hashable, Sendable, Codable {
     /// Swift's `<` on `String`: canonically equivalent strings are equal, others order by
     /// their Unicode scalars (what `SortDescriptor` does for strings on Linux).
     case swift

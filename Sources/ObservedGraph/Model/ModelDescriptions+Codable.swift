@@ -138,13 +138,58 @@ extension RelationshipDescription: Codable {
 
 extension DeleteRule: Codable {}
 
-extension EntityDescription: Codable {
+extension FetchedPropertyDescription: Codable {
   private enum CodingKeys: String, CodingKey {
-    case name, parent, isAbstract, attributes, relationships
+    case name, destination, predicate, sortDescriptors
   }
 
-  /// Writes the entity's declared parts: name, parent's name, abstractness, its own attributes
-  /// and relationships. The class is not written.
+  /// Writes the fetched property, its predicate as text (its ``FetchPredicate/description``,
+  /// which parses back to the same predicate).
+  ///
+  /// ```swift
+  /// let json = try JSONEncoder().encode(bargains)
+  /// ```
+  /// - Parameter encoder: The encoder.
+  /// - Throws: What the encoder throws.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(name, forKey: .name)
+    try container.encode(destination, forKey: .destination)
+    try container.encode(predicate.description, forKey: .predicate)
+    if !sortDescriptors.isEmpty { try container.encode(sortDescriptors, forKey: .sortDescriptors) }
+  }
+
+  /// Reads a fetched property written by ``encode(to:)``.
+  ///
+  /// - Parameter decoder: The decoder.
+  /// - Throws: `DecodingError` for a missing field or a predicate that does not parse (the
+  ///   error's description gives the ``PredicateSyntaxError``).
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    let text = try container.decode(String.self, forKey: .predicate)
+    let predicate: FetchPredicate
+    do {
+      predicate = try FetchPredicate(format: text)
+    } catch {
+      throw DecodingError.dataCorruptedError(
+        forKey: .predicate, in: container, debugDescription: "\(error)")
+    }
+    self.init(
+      name: try container.decode(String.self, forKey: .name),
+      destination: try container.decode(String.self, forKey: .destination),
+      predicate: predicate,
+      sortDescriptors: try container.decodeIfPresent([FetchSort].self, forKey: .sortDescriptors)
+        ?? [])
+  }
+}
+
+extension EntityDescription: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case name, parent, isAbstract, attributes, relationships, fetchedProperties
+  }
+
+  /// Writes the entity's declared parts: name, parent's name, abstractness, its own attributes,
+  /// relationships and fetched properties. The class is not written.
   ///
   /// ```swift
   /// let json = try JSONEncoder().encode(model.entities)
@@ -158,6 +203,9 @@ extension EntityDescription: Codable {
     try container.encode(isAbstract, forKey: .isAbstract)
     try container.encode(attributes, forKey: .attributes)
     try container.encode(relationships, forKey: .relationships)
+    if !fetchedProperties.isEmpty {
+      try container.encode(fetchedProperties, forKey: .fetchedProperties)
+    }
   }
 
   /// Reads an entity written by ``encode(to:)``, for generic objects (``ManagedObject``).
@@ -178,6 +226,8 @@ extension EntityDescription: Codable {
       attributes: try container.decodeIfPresent([AttributeDescription].self, forKey: .attributes)
         ?? [],
       relationships: try container.decodeIfPresent(
-        [RelationshipDescription].self, forKey: .relationships) ?? [])
+        [RelationshipDescription].self, forKey: .relationships) ?? [],
+      fetchedProperties: try container.decodeIfPresent(
+        [FetchedPropertyDescription].self, forKey: .fetchedProperties) ?? [])
   }
 }
