@@ -109,13 +109,9 @@ extension SQLiteStore {
       }
     }
     try connection.statement(sql).forEachRow(query.arguments) { row in
-      guard let key = row.integer(at: 0), let entity = row.integer(at: 1), entity > 0,
-        entity < layoutsByID.count, let rowLayout = layoutsByID[Int(entity)]
-      else { return }
+      guard let (key, rowLayout) = object(of: row) else { return }
       if request.loadsValues {
-        guard loader.beginObject(rowLayout.entity, key: key) else { return }
-        var target = LoaderRow(loader: loader)
-        try read(row, rowLayout, key: key, into: &target)
+        try load(row, rowLayout, key: key, into: loader)
       } else {
         loader.appendObject(rowLayout.entity, key: key)
       }

@@ -183,11 +183,28 @@ public final class SQLiteStore: PersistentStore {
   /// Loads the objects as ``loadObjects(_:)`` does, each row's values given to the loader as
   /// they are read.
   public func loadObjects(_ ids: [ObjectID], into loader: ObjectLoader) throws {
-    try forEachRow(of: ids) { key, layout, row in
-      guard loader.beginObject(layout.entity, key: key) else { return }
-      var target = LoaderRow(loader: loader)
-      try read(row, layout, key: key, into: &target)
-    }
+    try forEachRow(of: ids) { key, layout, row in try load(row, layout, key: key, into: loader) }
+  }
+
+  /// Gives a row of a layout's select columns to a loader: the object, and its values when the
+  /// loader wants them.
+  func load(
+    _ row: SQLiteStatement.Row, _ layout: EntityLayout, key: Int64, into loader: ObjectLoader
+  )
+    throws
+  {
+    guard loader.beginObject(layout.entity, key: key) else { return }
+    var target = LoaderRow(loader: loader)
+    try read(row, layout, key: key, into: &target)
+  }
+
+  /// The key and the layout of a row whose first columns are `og_pk` and `og_entity`; nil for an
+  /// entity id the store does not know.
+  func object(of row: SQLiteStatement.Row) -> (key: Int64, layout: EntityLayout)? {
+    guard let key = row.integer(at: 0), let entity = row.integer(at: 1), entity > 0,
+      entity < layoutsByID.count, let layout = layoutsByID[Int(entity)]
+    else { return nil }
+    return (key, layout)
   }
 
   /// Runs the queries of a load by identifiers and calls `body` with each row found, its key and
@@ -288,9 +305,7 @@ public final class SQLiteStore: PersistentStore {
     throws
   {
     try forEachMemberRow(of: id, relationship: relationship) { key, layout, row in
-      guard loader.beginObject(layout.entity, key: key) else { return }
-      var target = LoaderRow(loader: loader)
-      try read(row, layout, key: key, into: &target)
+      try load(row, layout, key: key, into: loader)
     }
   }
 
@@ -315,37 +330,16 @@ public final class SQLiteStore: PersistentStore {
       while start < keys.count {
         let chunk = Array(keys[start..<min(start + 100, keys.count)])
         start += chunk.count
-        let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-        let table = SQLiteSchema.quoted(toMany.destinationTable)
-        let sql: String
-        switch toMany.place {
-        case .inverseColumn(_, let column, let order):
-          let owner = "t.\(SQLiteSchema.quoted(column))"
-          sql =
-            "SELECT \(EntityLayout.selectList(columns, prefix: "t.")), \(owner) FROM \(table) AS t "
-            + "WHERE \(owner) IN (\(marks)) ORDER BY \(owner), "
-            + (order.map { "t.\(SQLiteSchema.quoted($0)), " } ?? "") + "t.\"og_pk\""
-        case .join(let joinTable, let ownerColumn, let member, let order):
-          let owner = "j.\(SQLiteSchema.quoted(ownerColumn))"
-          sql =
-            "SELECT \(EntityLayout.selectList(columns, prefix: "d.")), \(owner) FROM "
-            + "\(SQLiteSchema.quoted(joinTable)) AS j JOIN \(table) AS d ON d.\"og_pk\" = "
-            + "j.\(SQLiteSchema.quoted(member)) WHERE \(owner) IN (\(marks)) ORDER BY \(owner), "
-            + (order.map { "j.\(SQLiteSchema.quoted($0)), " } ?? "") + "j.rowid"
-        case .column, .notStored:
+        guard let sql = membersQuery(toMany, columns: columns, owners: chunk.count) else {
           continue
         }
         let ownerPosition = columns.count
         try connection.statement(sql).forEachRow(chunk.map { .integer($0) }) { row in
-          guard let key = row.integer(at: 0), let entity = row.integer(at: 1), entity > 0,
-            entity < layoutsByID.count, let memberLayout = layoutsByID[Int(entity)],
+          guard let (key, memberLayout) = object(of: row),
             let owner = row.integer(at: ownerPosition)
           else { return }
           let before = loader.objectCount
-          if loader.beginObject(memberLayout.entity, key: key) {
-            var target = LoaderRow(loader: loader)
-            try read(row, memberLayout, key: key, into: &target)
-          }
+          try load(row, memberLayout, key: key, into: loader)
           if loader.objectCount > before { owners.append(owner) }
         }
       }
@@ -366,29 +360,51 @@ public final class SQLiteStore: PersistentStore {
       return
     }
     let destination = layouts.values.first { $0.table == toMany.destinationTable }
-    guard let columns = destination?.selectColumns else { return }
+    guard let columns = destination?.selectColumns,
+      let sql = membersQuery(toMany, columns: columns, owners: nil)
+    else { return }
+    try connection.statement(sql).forEachRow([.integer(id.key)]) { row in
+      guard let (key, layout) = object(of: row) else { return }
+      try body(key, layout, row)
+    }
+  }
+
+  /// The query of a to-many relationship's members, their rows' columns first: for one owner
+  /// (`owners` nil: `= ?`, ordered only when the relationship is), or for `owners` owners
+  /// (`IN (…)`, the owner's key after the columns, by owner then in order). Nil for a
+  /// relationship not stored as a to-many.
+  private func membersQuery(_ toMany: EntityLayout.ToMany, columns: [String], owners: Int?)
+    -> String?
+  {
     let table = SQLiteSchema.quoted(toMany.destinationTable)
-    let sql: String
+    let match = owners.map {
+      " IN (" + Array(repeating: "?", count: $0).joined(separator: ", ") + ")"
+    }
     switch toMany.place {
     case .inverseColumn(_, let column, let order):
-      sql =
-        "SELECT \(EntityLayout.selectList(columns, prefix: "")) FROM \(table) WHERE "
-        + "\(SQLiteSchema.quoted(column)) = ?"
-        + (order.map { " ORDER BY \(SQLiteSchema.quoted($0)), \"og_pk\"" } ?? "")
-    case .join(let joinTable, let owner, let member, let order):
-      sql =
-        "SELECT \(EntityLayout.selectList(columns, prefix: "d.")) FROM "
-        + "\(SQLiteSchema.quoted(joinTable)) AS j JOIN \(table) AS d ON d.\"og_pk\" = "
-        + "j.\(SQLiteSchema.quoted(member)) WHERE j.\(SQLiteSchema.quoted(owner)) = ?"
-        + (order.map { " ORDER BY j.\(SQLiteSchema.quoted($0)), j.rowid" } ?? "")
+      guard let match else {
+        return "SELECT \(EntityLayout.selectList(columns, prefix: "")) FROM \(table) WHERE "
+          + "\(SQLiteSchema.quoted(column)) = ?"
+          + (order.map { " ORDER BY \(SQLiteSchema.quoted($0)), \"og_pk\"" } ?? "")
+      }
+      let owner = "t.\(SQLiteSchema.quoted(column))"
+      let ordering = order.map { "t.\(SQLiteSchema.quoted($0)), " } ?? ""
+      return "SELECT \(EntityLayout.selectList(columns, prefix: "t.")), \(owner) FROM \(table) "
+        + "AS t WHERE \(owner)\(match) ORDER BY \(owner), \(ordering)t.\"og_pk\""
+    case .join(let joinTable, let ownerColumn, let member, let order):
+      let owner = "j.\(SQLiteSchema.quoted(ownerColumn))"
+      let ordering = order.map { "j.\(SQLiteSchema.quoted($0)), j.rowid" }
+      let from =
+        " FROM \(SQLiteSchema.quoted(joinTable)) AS j JOIN \(table) AS d ON d.\"og_pk\" = "
+        + "j.\(SQLiteSchema.quoted(member))"
+      guard let match else {
+        return "SELECT \(EntityLayout.selectList(columns, prefix: "d."))\(from) WHERE \(owner) = ?"
+          + (ordering.map { " ORDER BY \($0)" } ?? "")
+      }
+      return "SELECT \(EntityLayout.selectList(columns, prefix: "d.")), \(owner)\(from) WHERE "
+        + "\(owner)\(match) ORDER BY \(owner), \(ordering ?? "j.rowid")"
     case .column, .notStored:
-      return
-    }
-    try connection.statement(sql).forEachRow([.integer(id.key)]) { row in
-      guard let key = row.integer(at: 0), let entity = row.integer(at: 1), entity > 0,
-        entity < layoutsByID.count, let layout = layoutsByID[Int(entity)]
-      else { return }
-      try body(key, layout, row)
+      return nil
     }
   }
 

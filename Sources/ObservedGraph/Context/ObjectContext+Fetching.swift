@@ -45,16 +45,8 @@ extension ObjectContext {
   public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
     // Counted by the store, without loading, when nothing unsaved changes the answer.
     if let store {
-      let (entity, predicate, sorts) = try request.resolved(in: self)
-      let wanted = StoreFetch(
-        entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
-        sortDescriptors: sorts, fetchLimit: max(0, request.fetchLimit),
-        fetchOffset: max(0, request.fetchOffset), loadsValues: false)
-      let entities = Set(wanted.entities.map(ObjectIdentifier.init))
-      let unsaved =
-        request.includesPendingChanges
-        && tracker.dirty.contains { entities.contains(ObjectIdentifier($0.entity)) }
-      if !unsaved, let count = try store.count(wanted) { return count }
+      let (wanted, pending) = try storeFetch(for: request)
+      if pending.isEmpty, let count = try store.count(wanted) { return count }
     }
     var request = request
     request.returnsObjectsAsFaults = true
@@ -65,15 +57,9 @@ extension ObjectContext {
 
   /// The objects of a fetch, in order.
   private func fetchObjects<Result>(_ request: FetchRequest<Result>) throws -> [ManagedObject] {
-    let (entity, predicate, sorts) = try request.resolved(in: self)
-    var wanted = StoreFetch(
-      entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
-      sortDescriptors: sorts, fetchLimit: max(0, request.fetchLimit),
-      fetchOffset: max(0, request.fetchOffset), loadsValues: request.fetchBatchSize <= 0)
+    var (wanted, pending) = try storeFetch(for: request)
+    let (predicate, sorts) = (wanted.predicate, wanted.sortDescriptors)
     let entities = Set(wanted.entities.map(ObjectIdentifier.init))
-    let pending =
-      request.includesPendingChanges
-      ? tracker.dirty.filter { entities.contains(ObjectIdentifier($0.entity)) } : []
     // The store's answer is the whole answer when it applied everything and nothing unsaved
     // changes it; otherwise it gives candidates, and the offset and limit apply here.
     if !pending.isEmpty {
@@ -117,6 +103,21 @@ extension ObjectContext {
     }
     try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
     return objects
+  }
+
+  /// What a request asks of the store, and the objects with unsaved changes of its entities
+  /// that the answer must take in (none when the request leaves unsaved changes out).
+  private func storeFetch<Result>(for request: FetchRequest<Result>) throws -> (
+    StoreFetch, [ManagedObject]
+  ) {
+    let (entity, predicate, sorts) = try request.resolved(in: self)
+    let wanted = StoreFetch(
+      entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
+      sortDescriptors: sorts, fetchLimit: max(0, request.fetchLimit),
+      fetchOffset: max(0, request.fetchOffset), loadsValues: request.fetchBatchSize <= 0)
+    guard request.includesPendingChanges else { return (wanted, []) }
+    let entities = Set(wanted.entities.map(ObjectIdentifier.init))
+    return (wanted, tracker.dirty.filter { entities.contains(ObjectIdentifier($0.entity)) })
   }
 
   /// Makes the faults without values of a batched fetch load `size` at a time, in their order.
