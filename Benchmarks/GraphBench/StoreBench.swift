@@ -101,10 +101,18 @@ enum StoreBench {
     var perOwner: Int { items / owners }
   }
 
+  /// The store rows' sizes; under `--profile`, `GRAPH_BENCH_PROFILE_ITEMS` raises the 20 k items
+  /// (a thousand per owner), so a profile can show a figure per item at a size closer to the
+  /// full run's.
   static func sizes(_ config: BenchConfig) -> Sizes {
-    config.profile
-      ? Sizes(items: 20_000, owners: 20)
-      : config.quick ? Sizes(items: 50_000, owners: 50) : Sizes(items: 1_000_000, owners: 1_000)
+    if config.profile {
+      let items =
+        ProcessInfo.processInfo.environment["GRAPH_BENCH_PROFILE_ITEMS"].flatMap { Int($0) }
+        ?? 20_000
+      return Sizes(items: items, owners: max(1, items / 1_000))
+    }
+    return config.quick
+      ? Sizes(items: 50_000, owners: 50) : Sizes(items: 1_000_000, owners: 1_000)
   }
 
   static func run(_ config: BenchConfig) -> [Row] {

@@ -96,6 +96,29 @@ extension SQLiteStatement.Row {
     return .some(stored)
   }
 
+  /// Whether a column holds no text beyond ASCII: true for NULL and for values that are not
+  /// text.
+  func isASCIIText(at column: Int) -> Bool {
+    let handle = statement.handle
+    let index = Int32(column)
+    guard sqlite3_column_type(handle, index) == SQLITE_TEXT,
+      let bytes = sqlite3_column_text(handle, index)
+    else { return true }
+    let count = Int(sqlite3_column_bytes(handle, index))
+    let raw = UnsafeRawPointer(bytes)
+    var offset = 0
+    var high: UInt64 = 0
+    while offset + 8 <= count {
+      high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+      offset += 8
+    }
+    while offset < count {
+      high |= UInt64(bytes[offset])
+      offset += 1
+    }
+    return high & 0x8080_8080_8080_8080 == 0
+  }
+
   /// A text column's string, read with its length (no scan for the end).
   private func text(at index: Int32) -> String {
     let handle = statement.handle

@@ -250,7 +250,16 @@ final class Genre: ManagedObject {
     #expect(!typed.isEmpty)
     #expect(typed.map(\.objectID) == parsed.map(\.objectID))
     #expect(statements.count == 2 && statements[0] == statements[1], "one SQL for both")
-    #expect(statements[0].contains("ORDER BY t.\"title\" COLLATE og_swift DESC"))
+    // Without a limit, titles sort by their bytes in SQL (checked row by row for ASCII).
+    #expect(statements[0].contains(#"ORDER BY t."title" DESC, t."og_pk""#))
+    // With one, SQL must give Swift's order itself: the collation.
+    var limited = FetchRequest<Volume>(
+      matching: try FetchPredicate(format: "price < 12 AND genre.name == 'Fiction'"),
+      sortedBy: [FetchSort("title", ascending: false)])
+    limited.fetchLimit = 2
+    #expect(try context.fetch(limited).map(\.objectID) == typed.prefix(2).map(\.objectID))
+    #expect(statements.count == 3)
+    #expect(statements.last?.contains(#"ORDER BY t."title" COLLATE og_swift DESC"#) == true)
   }
 
   @Test func unsavedChangesCountBeforeTheOffsetAndTheLimit() throws {

@@ -77,8 +77,11 @@ struct ContextPartsTests {
     var random = SplitMix64(seed: SplitMix64.seed(fallback: 0x7AB1E))
     var table = KeyTable<Int>()
     var reference: [Int64: Int] = [:]
+    // Small keys (pages in the array) and keys beyond it (pages in the dictionary).
+    let far: Int64 = 1 << 40
     for step in 0..<20_000 {
-      let key = Int64.random(in: 1...2_000, using: &random)
+      var key = Int64.random(in: 1...2_000, using: &random)
+      if step % 3 == 0 { key += far }
       switch Int.random(in: 0..<3, using: &random) {
       case 0, 1:
         table[key] = step
@@ -87,9 +90,9 @@ struct ContextPartsTests {
         #expect(table.removeValue(forKey: key) == reference.removeValue(forKey: key))
       }
       #expect(table[key] == reference[key])
-      // Lookups through the cached page: the key, its neighbour on the same page, another page.
-      for probe in [key, key ^ 1, key &+ 300] {
-        #expect(table.cachedValue(forKey: probe) == reference[probe])
+      // The key, its neighbour on the same page, another page, the other kind of page.
+      for probe in [key, key ^ 1, key &+ 300, key ^ far] {
+        #expect(table[probe] == reference[probe])
       }
       if step % 1_000 == 0 {
         table.checkInvariants()

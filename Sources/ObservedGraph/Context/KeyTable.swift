@@ -6,9 +6,17 @@
 /// to three entries' worth with its key beside each (benchmark row "heap bytes per object": the
 /// registry's dictionary was 63 bytes per object at 100,000 objects). Pages that empty are
 /// removed.
+///
+/// The pages of keys below 2²⁶ (67 million keys: a store counts its keys up from 1) sit in an
+/// array by page number, so a lookup is two array reads, without hashing; the pages of larger
+/// keys sit in a dictionary (benchmark rows "reach … as faults" and "fetch … by a predicate": a
+/// load looks up each row's object and the object its to-one names, which are on different
+/// pages).
 struct KeyTable<Value> {
   private static var pageShift: Int64 { 8 }
   private static var pageSize: Int { 1 << pageShift }
+  /// Pages from this number on are kept by the dictionary.
+  private static var directPages: Int64 { 1 << 18 }
 
   private struct Page {
     var entries: ContiguousArray<Value?>
@@ -35,12 +43,11 @@ struct KeyTable<Value> {
     }
   }
 
-  private var pages: [Int64: Page] = [:]
-  /// Where the page of the last ``cachedValue(forKey:)`` or store is in `pages`: lookups and
-  /// stores in a row are mostly of neighbouring keys, found then without hashing (benchmark rows
-  /// "undo, redo of 1M attribute steps" and "cascade delete … time to build it"). A change of the
-  /// dictionary's shape clears it: an index of a dictionary is valid only until then.
-  private var cache: (page: Int64, index: Dictionary<Int64, Page>.Index)?
+  /// The pages of small keys, by page number; nil where no key of the page has a value. Grows to
+  /// the largest page stored and never shrinks (16 bytes per 256 keys, 4 MB at most).
+  private var pages: ContiguousArray<Page?> = []
+  /// The pages of keys too large for `pages` (or negative), by page number.
+  private var farPages: [Int64: Page] = [:]
   /// The number of keys that hold a value.
   private(set) var count = 0
 
@@ -50,28 +57,37 @@ struct KeyTable<Value> {
     (key >> pageShift, Int(key & Int64(pageSize - 1)))
   }
 
+  private static func isDirect(_ page: Int64) -> Bool { page >= 0 && page < directPages }
+
   /// The value for `key`; setting nil removes it.
   subscript(key: Int64) -> Value? {
     get {
       let (page, index) = Self.place(key)
-      return pages[page]?.entries[index]
+      if Self.isDirect(page) {
+        guard page < pages.count else { return nil }
+        return pages[Int(page)]?.entries[index]
+      }
+      return farPages.isEmpty ? nil : farPages[page]?.entries[index]
     }
     set {
-      let (pageKey, index) = Self.place(key)
-      // A value stored on the cached page keeps the cache: the dictionary does not change shape.
-      if let newValue, let cache, cache.page == pageKey {
-        pages.values[cache.index].store(newValue, at: index, counting: &count)
+      let (page, index) = Self.place(key)
+      guard Self.isDirect(page) else {
+        if let newValue {
+          farPages[page, default: Page()].store(newValue, at: index, counting: &count)
+        } else if farPages[page] != nil {
+          if farPages[page]!.clear(at: index, counting: &count) { farPages[page] = nil }
+        }
         return
       }
-      if newValue == nil && count == 0 { return }  // nothing to remove (and the cache holds)
-      cache = nil
+      let slot = Int(page)
       if let newValue {
-        pages[pageKey, default: Page()].store(newValue, at: index, counting: &count)
-        // The next keys are mostly on this page too (a context numbers its objects in order).
-        cache = pages.index(forKey: pageKey).map { (pageKey, $0) }
-      } else if pages[pageKey] != nil {
-        let emptied = pages[pageKey]!.clear(at: index, counting: &count)
-        if emptied { pages[pageKey] = nil }
+        if slot >= pages.count {
+          pages.append(contentsOf: repeatElement(nil, count: slot + 1 - pages.count))
+        }
+        if pages[slot] == nil { pages[slot] = Page() }
+        pages[slot]!.store(newValue, at: index, counting: &count)
+      } else if slot < pages.count, pages[slot] != nil {
+        if pages[slot]!.clear(at: index, counting: &count) { pages[slot] = nil }
       }
     }
   }
@@ -84,32 +100,30 @@ struct KeyTable<Value> {
     return old
   }
 
-  /// The value for `key`, as the subscript reads it, found through the page of the last call when
-  /// `key` is on it.
-  mutating func cachedValue(forKey key: Int64) -> Value? {
-    let (pageKey, index) = Self.place(key)
-    if let cache, cache.page == pageKey {
-      return pages.values[cache.index].entries[index]
-    }
-    guard let found = pages.index(forKey: pageKey) else { return nil }
-    cache = (pageKey, found)
-    return pages.values[found].entries[index]
+  mutating func removeAll() {
+    pages.removeAll()
+    farPages.removeAll()
+    count = 0
   }
 
-  mutating func removeAll() {
-    cache = nil
-    pages.removeAll()
-    count = 0
+  /// Every page with its number, small keys' pages first.
+  private var allPages: [(number: Int64, page: Page)] {
+    var result: [(number: Int64, page: Page)] = []
+    for (number, page) in pages.enumerated() {
+      if let page { result.append((Int64(number), page)) }
+    }
+    for (number, page) in farPages { result.append((number, page)) }
+    return result
   }
 
   /// Every key with its value, in no particular order.
   var entries: [(key: Int64, value: Value)] {
     var result: [(key: Int64, value: Value)] = []
     result.reserveCapacity(count)
-    for (pageKey, page) in pages {
+    for (number, page) in allPages {
       for index in 0..<Self.pageSize {
         if let value = page.entries[index] {
-          result.append((pageKey << Self.pageShift | Int64(index), value))
+          result.append((number << Self.pageShift | Int64(index), value))
         }
       }
     }
@@ -119,18 +133,18 @@ struct KeyTable<Value> {
   /// Every value, in no particular order.
   var values: [Value] { entries.map(\.value) }
 
-  /// Checks that each page's count of used entries is right and no page is empty.
+  /// Checks that each page's count of used entries is right, no page is empty, and each page is
+  /// where its number says.
   func checkInvariants() {
-    if let cache {
-      precondition(pages.index(forKey: cache.page) == cache.index, "key table cache is stale")
-    }
     var total = 0
-    for (pageKey, page) in pages {
+    for (number, page) in allPages {
       let used = page.entries.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
-      precondition(
-        used == page.used, "key table page \(pageKey) counts \(page.used), holds \(used)")
-      precondition(used > 0, "key table page \(pageKey) is empty but kept")
+      precondition(used == page.used, "key table page \(number) counts \(page.used), holds \(used)")
+      precondition(used > 0, "key table page \(number) is empty but kept")
       total += used
+    }
+    for number in farPages.keys {
+      precondition(!Self.isDirect(number), "key table page \(number) is kept by the dictionary")
     }
     precondition(total == count, "key table counts \(count), holds \(total)")
   }

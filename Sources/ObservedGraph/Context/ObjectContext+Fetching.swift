@@ -158,7 +158,7 @@ extension ObjectContext {
   }
 
   /// Objects in the order of sort keys, then of their keys.
-  private func sorted(_ objects: [ManagedObject], by sorts: [FetchSort]) throws
+  func sorted(_ objects: [ManagedObject], by sorts: [FetchSort]) throws
     -> [ManagedObject]
   {
     var failure: (any Error)?

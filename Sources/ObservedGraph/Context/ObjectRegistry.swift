@@ -120,7 +120,7 @@ final class ObjectRegistry {
 
   /// The registered object with the identifier.
   func object(for id: ObjectID) -> ManagedObject? {
-    guard let object = registered.cachedValue(forKey: id.key)?.object, names(object, id) else {
+    guard let object = registered[id.key]?.object, names(object, id) else {
       return nil
     }
     return object
@@ -136,11 +136,11 @@ final class ObjectRegistry {
   /// The registered or detached object with the identifier.
   /// The registered object with a key.
   func registeredObject(key: Int64) -> ManagedObject? {
-    registered.cachedValue(forKey: key)?.object
+    registered[key]?.object
   }
 
   func anyObject(for id: ObjectID) -> ManagedObject? {
-    guard let object = (registered.cachedValue(forKey: id.key) ?? detached[id.key])?.object,
+    guard let object = (registered[id.key] ?? detached[id.key])?.object,
       names(object, id)
     else { return nil }
     return object
@@ -148,7 +148,7 @@ final class ObjectRegistry {
 
   /// Where the registered or detached object with a key is, without a reference to it.
   func address(ofKey key: Int64) -> UnsafeMutableRawPointer? {
-    (registered.cachedValue(forKey: key) ?? detached[key])?.address
+    (registered[key] ?? detached[key])?.address
   }
 
   /// Every registered object.
