@@ -172,18 +172,20 @@ extension ObjectContext {
 
   /// Puts a to-many relationship's members in an object's slot.
   func putMembers(_ objects: [ManagedObject], in object: ManagedObject, _ property: Property) {
-    let collection = ObjectCollection(ordered: property.isOrdered)
-    var members: [ManagedObject] = []
-    members.reserveCapacity(objects.count)
-    for member in objects where !collection.contains(member) {
-      collection.insertNew(member)
-      members.append(member)
+    // A store gives each member once, and mostly in the order of their keys (then this check is
+    // all it costs); otherwise the repeats go.
+    var members = objects
+    if zip(objects, objects.dropFirst()).contains(where: { $0.objectKey >= $1.objectKey }) {
+      var seen = Set<ObjectIdentifier>()
+      members = objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
     }
-    object.fill(collection.isEmpty ? nil : collection, at: property.slot)
-    // The store has every member: the collection lets them go, and the context keeps the last
-    // few loaded relationships' members alive so that using one again costs no load.
+    // The store has every member: the collection does not retain them, and the context keeps
+    // the last few loaded relationships' members alive so that using one again costs no load.
+    let collection =
+      members.isEmpty
+      ? nil : ObjectCollection(loaded: members, ordered: property.isOrdered, registry: registry)
+    object.fill(collection, at: property.slot)
     keepRecentlyLoaded(members)
-    collection.stopRetaining(registry: registry)
   }
 }
 

@@ -49,8 +49,13 @@ struct IdentityPositions {
 
   /// Sets the position of `object`, adding it when it is not a key.
   mutating func set(_ object: ManagedObject, _ position: Int) {
+    set(address: Self.key(object), position)
+  }
+
+  /// Sets the position of the object at an address (which need not be alive), adding it when it
+  /// is not a key.
+  mutating func set(address key: UInt, _ position: Int) {
     if (count + 1) * 4 > entries.count * 3 { grow() }
-    let key = Self.key(object)
     let index = find(key)
     if entries[index].key == 0 { count += 1 }
     entries[index] = Entry(key: key, position: position)

@@ -21,7 +21,13 @@ final class ObjectCollection {
   /// The members, retained by the collection while ``retains`` is true.
   @exclusivity(unchecked) private(set) var references: ContiguousArray<Unmanaged<ManagedObject>> =
     []
+  /// Each member's position (for unordered collections; membership only for ordered ones),
+  /// while `indexed`.
   @exclusivity(unchecked) private var positions = IdentityPositions()
+  /// Whether `positions` holds every member. A collection loaded from a store makes it on first
+  /// use: a to-many that is only read never needs it (benchmark row "SQLite store: reach",
+  /// about 300 instructions and 32 bytes a member).
+  @exclusivity(unchecked) private var indexed = true
   let isOrdered: Bool
   /// Whether the collection retains its members.
   @exclusivity(unchecked) private(set) var retains = true
@@ -33,6 +39,34 @@ final class ObjectCollection {
 
   init(ordered: Bool) {
     self.isOrdered = ordered
+  }
+
+  /// The collection of a relationship whose members a store just gave, all of them: it does not
+  /// retain them (as after ``stopRetaining(registry:)``) and indexes them on first use.
+  ///
+  /// - Parameter members: Distinct objects of the registry's context, in order.
+  init(loaded members: [ManagedObject], ordered: Bool, registry: ObjectRegistry) {
+    isOrdered = ordered
+    references = ContiguousArray(members.lazy.map { Unmanaged.passUnretained($0) })
+    keys = ContiguousArray(members.lazy.map(\.objectKey))
+    retains = false
+    self.registry = registry
+    freedStamp = registry.freedCount
+    indexed = false
+  }
+
+  /// Makes `positions` if the collection has not yet (by the members' addresses: a member of a
+  /// collection that does not retain it may have left memory).
+  @inline(__always)
+  private func index() {
+    if !indexed { makeIndex() }
+  }
+
+  private func makeIndex() {
+    indexed = true
+    for (position, reference) in references.enumerated() {
+      positions.set(address: UInt(bitPattern: reference.toOpaque()), position)
+    }
   }
 
   deinit {
@@ -51,10 +85,12 @@ final class ObjectCollection {
   }
 
   func contains(_ object: ManagedObject) -> Bool {
-    positions[object] != nil
+    index()
+    return positions[object] != nil
   }
 
   func index(of object: ManagedObject) -> Int? {
+    index()
     guard let position = positions[object] else { return nil }
     if !isOrdered { return position }
     let address = Unmanaged.passUnretained(object).toOpaque()
@@ -68,6 +104,7 @@ final class ObjectCollection {
   /// Inserts a non-member at `index` (ordered) or at the end.
   func insert(_ object: ManagedObject, at index: Int? = nil) {
     precondition(!contains(object), "ObservedGraph: \(object) is already in the collection")
+    // (`contains` made the index.)
     if isOrdered, let index, index < references.count {
       references.insert(reference(object), at: index)
       if !retains { keys.insert(object.objectKey, at: index) }
@@ -84,6 +121,7 @@ final class ObjectCollection {
   /// upkeep").
   func insertNew(_ object: ManagedObject) {
     assert(!contains(object), "ObservedGraph: \(object) is already in the collection")
+    index()
     positions.set(object, references.count)
     references.append(reference(object))
     if !retains { keys.append(object.objectKey) }
@@ -92,6 +130,7 @@ final class ObjectCollection {
   /// Removes a member; returns the index it had (meaningful for ordered collections).
   @discardableResult
   func remove(_ object: ManagedObject) -> Int {
+    index()
     guard let position = positions.remove(object) else {
       preconditionFailure("ObservedGraph: \(object) is not in the collection")
     }
@@ -121,6 +160,7 @@ final class ObjectCollection {
     references.removeAll()
     keys.removeAll()
     positions.removeAll()
+    indexed = true
   }
 
   // MARK: Retaining
