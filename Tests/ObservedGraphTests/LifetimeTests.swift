@@ -321,7 +321,10 @@ enum Life {
     #expect(book.context == nil)
     #expect(book.title == "Dune")
     #expect(book.shelf == nil)
-    #expect(throws: ObjectGraphError.self) { try book.setValue("Emma", forKey: "title") }
+    let error = #expect(throws: ObjectGraphError.self) {
+      try book.setValue("Emma", forKey: "title")
+    }
+    #expect(error?.kind == .invalidObject)
     #expect(!book.observe(\.title) { _, _ in }.isValid)
   }
 
