@@ -21,7 +21,8 @@ trap 'rm -rf "$work"' EXIT
 
 failures=0
 # check NAME EXPECTED: compiles the snippet on standard input. EXPECTED is a piece of the
-# diagnostic the compiler must give, or "compiles" for a snippet that must compile without a diagnostic.
+# diagnostic the compiler must give, or "compiles" for a snippet that must compile without a
+# diagnostic.
 check() {
   local name="$1" expected="$2" file="$work/$1.swift" output status
   cat > "$file"
