@@ -20,6 +20,8 @@ struct EventTests {
 
   @Test func undoAndRedoEventsAndLevelInsideThem() throws {
     let log = UndoLog()
+    // The handlers capture the log, which holds them: empty it at the end so that both go.
+    defer { log.removeAllActions() }
     let counter = Counter()
     var seen: [String] = []
     func touch() {

@@ -37,6 +37,8 @@ struct RegistrationTests {
 
   @Test func closureHandlerRegistersItsOwnInverse() throws {
     let log = UndoLog()
+    // The handlers capture the log, which holds them: empty it at the end so that both go.
+    defer { log.removeAllActions() }
     let counter = Counter()
     func set(_ value: Int) {
       let old = counter.value
