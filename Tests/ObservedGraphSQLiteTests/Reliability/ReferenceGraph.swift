@@ -34,6 +34,8 @@ struct ReferenceGraph {
   private(set) var cells: [Slot: Cell] = [:]
   /// The entity of every object ever inserted.
   private(set) var entity: [ObjectID: String] = [:]
+  /// The objects whose `@live` cell is true.
+  private var liveSet: Set<ObjectID> = []
   /// The cells the open group changed, with their values before it.
   private var journal: [Slot: Cell] = [:]
   /// Whether changes are recorded for undo now (off for primitive sets outside brackets).
@@ -46,10 +48,10 @@ struct ReferenceGraph {
 
   // MARK: Reading
 
-  func live(_ id: ObjectID) -> Bool { cells[Slot(id: id, key: "@live")] == .live(true) }
+  func live(_ id: ObjectID) -> Bool { liveSet.contains(id) }
 
   var liveObjects: [ObjectID] {
-    entity.keys.filter(live).sorted { $0.key < $1.key }
+    liveSet.sorted { $0.key < $1.key }
   }
 
   func liveObjects(_ name: String) -> [ObjectID] {
@@ -81,7 +83,15 @@ struct ReferenceGraph {
       // As in the log: registering a change empties the redo stack at once.
       redoStack.removeAll()
     }
+    put(slot, cell)
+  }
+
+  /// Stores a cell, keeping the set of live objects.
+  private mutating func put(_ slot: Slot, _ cell: Cell) {
     if cell == .absent { cells[slot] = nil } else { cells[slot] = cell }
+    if slot.key == "@live" {
+      if cell == .live(true) { liveSet.insert(slot.id) } else { liveSet.remove(slot.id) }
+    }
   }
 
   mutating func setValue(_ id: ObjectID, _ key: String, _ value: AnyHashable?) {
@@ -247,25 +257,48 @@ struct ReferenceGraph {
     return true
   }
 
-  private mutating func swap(_ group: Group) -> Group {
+  /// Applies a group's cells, returning the group that takes them back: only the cells that
+  /// change, as a replayed step records nothing for a value already in place (a primitive set
+  /// outside brackets may have put it there), and a group with nothing in it is dropped.
+  private mutating func swap(_ group: Group) -> Group? {
     var inverse = Group(serial: group.serial, cells: [:])
     for (slot, cell) in group.cells {
-      inverse.cells[slot] = cells[slot] ?? .absent
-      if cell == .absent { cells[slot] = nil } else { cells[slot] = cell }
+      let current = cells[slot] ?? .absent
+      guard current != cell else { continue }
+      inverse.cells[slot] = current
+      put(slot, cell)
     }
-    return inverse
+    return inverse.cells.isEmpty ? nil : inverse
   }
 
   mutating func undo() {
     precondition(journal.isEmpty, "undo with an open group")
     guard let group = undoStack.popLast() else { return }
-    redoStack.append(swap(group))
+    if let inverse = swap(group) { redoStack.append(inverse) }
   }
 
   mutating func redo() {
     precondition(journal.isEmpty, "redo with an open group")
     guard let group = redoStack.popLast() else { return }
-    undoStack.append(swap(group))
+    if let inverse = swap(group) { undoStack.append(inverse) }
+  }
+
+  /// Adds a group that changes nothing to the redo stack (or the undo stack): an undo that found
+  /// every value in place left one there. (Whether such a group stays is not checked: the log
+  /// keeps it when its steps were replayed through the path, which the reference does not model.)
+  mutating func keepEmptyGroup(onRedoStack: Bool, serial: Int) {
+    if onRedoStack {
+      redoStack.append(Group(serial: serial, cells: [:]))
+    } else {
+      undoStack.append(Group(serial: serial, cells: [:]))
+    }
+  }
+
+  /// Whether no group of the undo history (nor the open one) changed this property of the object.
+  func isOutsideHistory(_ id: ObjectID, _ key: String) -> Bool {
+    let slot = Slot(id: id, key: key)
+    return journal[slot] == nil && !undoStack.contains { $0.cells[slot] != nil }
+      && !redoStack.contains { $0.cells[slot] != nil }
   }
 
   /// The serial of the newest undo group (0 at the base): what a checkpoint names.
@@ -279,9 +312,15 @@ struct ReferenceGraph {
   }
 
   /// Puts every cell back to `saved` (a rollback, a reset, a reopened file) and forgets the undo
-  /// history.
+  /// history. With no history left, the cells of objects not in the graph are of no more use
+  /// (a reference to one needs only its identifier and entity): they go, so that a long run
+  /// keeps only what it uses.
   mutating func restore(_ saved: [Slot: Cell]) {
-    cells = saved
+    liveSet = []
+    for (slot, cell) in saved where slot.key == "@live" && cell == .live(true) {
+      liveSet.insert(slot.id)
+    }
+    cells = saved.filter { liveSet.contains($0.key.id) }
     clearHistory()
   }
 }
