@@ -62,4 +62,19 @@ import Testing
     run.run(steps: 3_317)
     #expect(run.failures == 0)
   }
+
+  /// Seed 18 stops the program at step 567 (a rollback): the rollback puts a deleted note back
+  /// into a bin's notes, and the context's invariant check stops the program ("RBin#2.notes holds
+  /// RNote#10, which is deleted"). Seed 24 meets it too, at a folder's notes.
+  @Test(
+    .disabled(
+      Comment(
+        rawValue: "library bug: rollback() restores a to-many's saved members including one "
+          + "that is deleted, after undo and redo across saves (seed 18, step 567; it stops the "
+          + "program)")))
+  func rollbackPutsADeletedMemberBack() throws {
+    let run = try RandomOperations(seed: 18)
+    run.run(steps: 567)
+    #expect(run.failures == 0)
+  }
 }
