@@ -117,7 +117,26 @@ extension ObjectContext {
       fetchOffset: max(0, request.fetchOffset), loadsValues: request.fetchBatchSize <= 0)
     guard request.includesPendingChanges else { return (wanted, []) }
     let entities = Set(wanted.entities.map(ObjectIdentifier.init))
-    return (wanted, tracker.dirty.filter { entities.contains(ObjectIdentifier($0.entity)) })
+    var pending = tracker.dirty.filter { entities.contains(ObjectIdentifier($0.entity)) }
+    // An unsaved change of an object a key path reaches (a book's category, for
+    // `category.name`) changes the answer for the objects that reach it: they are tested too.
+    let dependencies = FetchedResultsDependencies(
+      entity: entity,
+      keyPaths: FetchedResultsDependencies.keyPaths(of: predicate) + sorts.map(\.keyPath))
+    if !dependencies.hops.isEmpty {
+      var seen = Set(pending.map(ObjectIdentifier.init))
+      for object in tracker.dirty {
+        for hop in dependencies.hops where object.entity.isKind(of: hop.entity) {
+          for origin in dependencies.origins(of: object, through: hop) ?? []
+          where entities.contains(ObjectIdentifier(origin.entity))
+            && seen.insert(ObjectIdentifier(origin)).inserted
+          {
+            pending.append(origin)
+          }
+        }
+      }
+    }
+    return (wanted, pending)
   }
 
   /// Makes the faults without values of a batched fetch load `size` at a time, in their order.

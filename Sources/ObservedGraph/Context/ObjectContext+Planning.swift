@@ -216,7 +216,7 @@ extension ObjectContext {
     _ plan: inout EditPlan, _ target: ManagedObject, _ inverse: Property,
     to owner: ManagedObject, via property: Property
   ) {
-    guard target.isLive, !(target === owner && inverse === property) else { return }
+    guard isReachable(target), !(target === owner && inverse === property) else { return }
     if inverse.isToMany {
       let collection = target.collection(inverse)
       guard collection?.contains(owner) != true else { return }
@@ -227,7 +227,7 @@ extension ObjectContext {
     }
     let previous = target.toOne(inverse)
     guard previous !== owner else { return }
-    if let previous, previous.isLive {
+    if let previous, isReachable(previous) {
       if property.isToMany {
         plan.remove(target, from: previous, property)
       } else {
@@ -243,7 +243,7 @@ extension ObjectContext {
     _ plan: inout EditPlan, _ target: ManagedObject, _ inverse: Property,
     from owner: ManagedObject, via property: Property
   ) {
-    guard target.isLive, !(target === owner && inverse === property) else { return }
+    guard isReachable(target), !(target === owner && inverse === property) else { return }
     if inverse.isToMany {
       if target.collection(inverse)?.contains(owner) == true {
         plan.remove(owner, from: target, inverse)
@@ -251,6 +251,14 @@ extension ObjectContext {
     } else if target.toOne(inverse) === owner {
       plan.append(.set(target, inverse, old: owner, new: nil))
     }
+  }
+
+  /// Whether the other side of a relationship can be kept: a live object, and not a fault whose
+  /// row is gone (a no-action rule left a reference to an object whose deletion was saved), which
+  /// is treated as the deleted object it stands for.
+  func isReachable(_ object: ManagedObject) -> Bool {
+    guard object.isLive else { return false }
+    return !object.isFaultFlag || (try? object.fulfilFault()) != nil
   }
 
   /// The new content of a to-many relationship: each object once, without objects that cannot
@@ -287,7 +295,7 @@ extension ObjectContext {
     let members = object.members(property)
     guard !members.isEmpty else { return }
     if let inverse = property.inverse, !(keepingNoAction && property.deleteRule == .noAction) {
-      for member in members where member.isLive && member !== object {
+      for member in members where isReachable(member) && member !== object {
         if inverse.isToMany {
           if member.collection(inverse)?.contains(object) == true {
             plan.remove(object, from: member, inverse)

@@ -74,7 +74,8 @@ extension ObjectContext {
     let changes = old !== owner
     // The general path unlinks from a live old object only, where its collection says so.
     let leaves =
-      changes && old?.isLive == true && old?.collection(inverse)?.contains(member) == true
+      changes && old.map(isReachable) == true
+      && old?.collection(inverse)?.contains(member) == true
 
     member.registrar?.willSet(member, slot)
     if leaves { old.unsafelyUnwrapped.registrar?.willSet(old.unsafelyUnwrapped, inverseSlot) }

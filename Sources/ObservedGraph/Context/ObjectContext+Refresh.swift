@@ -22,7 +22,11 @@ extension ObjectContext {
     processPendingChanges()
     let dirty = tracker.dirty.filter { $0.lifecycle == .registered }
       .sorted { $0.objectKey < $1.objectKey }
-    guard !dirty.isEmpty else { return }
+    guard !dirty.isEmpty else {
+      // Nothing to put back, but the history still goes: its steps lead away from the saved state.
+      undoLog?.removeAllActions()
+      return
+    }
     // Replayed from the last change to the first: deleted objects come back first, then saved
     // slots get their committed values, then inserted objects are emptied and leave.
     var changes: [RecordedChange] = []

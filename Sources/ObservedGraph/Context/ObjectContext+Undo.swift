@@ -169,10 +169,18 @@ extension ObjectContext {
         membership[key] = Set(new.map(ObjectIdentifier.init))
         plan.append(replaying(.replace(owner, property, old: old, new: new), before))
       case .lifecycle(let id, var lifecycle, let snapshot):
-        let existing = registry.anyObject(for: id)
+        // A saved object that left memory comes back as a fault to be taken out again (an
+        // insert undone, or a delete redone, after a save); one to be put back, from its values.
+        var existing = registry.anyObject(for: id)
+        if let fault = existing, !lifecycle.removesObject, isGone(fault) {
+          // A fault made for an object whose deletion was saved (a no-action reference named it):
+          // it becomes the object the step brings back, so that reference finds it again.
+          existing = restore(fault, lifecycle, from: snapshot)
+        }
         guard
           let object = existing
-            ?? (lifecycle.removesObject ? nil : restoreObject(id, lifecycle, from: snapshot)),
+            ?? (lifecycle.removesObject
+              ? fault(for: id) : restoreObject(id, lifecycle, from: snapshot)),
           owns(object)
         else { continue }
         if lifecycle == .uninsert && !object.isInsertedFlag {
@@ -237,7 +245,22 @@ extension ObjectContext {
     guard let snapshot, id.storeIdentifier == registry.storeIdentifier,
       let entity = model.entity(named: id.entityName), !entity.isAbstract
     else { return nil }
-    let object = makeObject(entity, id)
+    return restore(makeObject(entity, id), change, from: snapshot)
+  }
+
+  /// Whether an object is a fault for a row the store no longer has.
+  private func isGone(_ object: ManagedObject) -> Bool {
+    object.isFaultFlag && object.lifecycle == .registered && (try? object.fulfilFault()) == nil
+  }
+
+  /// Puts the values an undo step kept into an object, detached until the replayed change
+  /// registers it again.
+  private func restore(
+    _ object: ManagedObject, _ change: LifecycleChange, from snapshot: ObjectSnapshot?
+  ) -> ManagedObject? {
+    guard let snapshot else { return nil }
+    let entity = object.entity
+    object.isFaultFlag = false
     for value in snapshot.values where value.slot < entity.properties.count {
       let property = entity.properties[value.slot]
       guard !property.isRelationship, let held = property.heldValue(of: value.value) else {
