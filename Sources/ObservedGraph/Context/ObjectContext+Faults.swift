@@ -94,9 +94,11 @@ extension ObjectContext {
   ///   there is no store), or what the store throws.
   func fulfilFault(of object: ManagedObject) throws {
     guard object.isFaultFlag else { return }
-    let id = object.objectID
-    guard let store else { throw notFound(id) }
+    // A fault whose values came with a load (prefilled) needs neither its identifier nor the
+    // store (benchmark row "SQLite store: reach").
     if object.marks & ManagedObject.prefilledMark == 0 {
+      let id = object.objectID
+      guard let store else { throw notFound(id) }
       // Faults waiting to be read come in the same load (batch faulting), their values put in
       // place: they stay faults until read, then cost no load.
       let others = batch(with: object)
