@@ -562,7 +562,8 @@ import Testing
     static func saveAndKill(path: String, ids: [String: ObjectID], shape: Shape, statement: Int)
       throws
     {
-      let store = try SQLiteStore(url: URL(fileURLWithPath: path), model: model)
+      let store = try SQLiteStore(
+        url: URL(fileURLWithPath: path), model: model, options: shape.options)
       let context = PersistentContainer(store: store).newContext()
       try shape.edit(Objects(context: context, ids: ids))
       var count = 0
@@ -575,12 +576,13 @@ import Testing
 
     /// The rows of a copy of a store file after a store opened it (which reserves keys in it)
     /// and closed it: the state of the file when a save begins.
-    static func dumpAfterAnOpen(_ url: URL, in folder: SQLiteConnectionTests.Folder) throws
-      -> [String]
-    {
+    static func dumpAfterAnOpen(
+      _ url: URL, in folder: SQLiteConnectionTests.Folder,
+      options: SQLiteStore.Options = SQLiteStore.Options()
+    ) throws -> [String] {
       let copy = folder.url.appendingPathComponent("opened.sqlite")
       try FileManager.default.copyItem(at: url, to: copy)
-      try SQLiteStore(url: copy, model: model).close()
+      try SQLiteStore(url: copy, model: model, options: options).close()
       defer { try? FileManager.default.removeItem(at: copy) }
       return try SQLiteStoreTests.dump(copy.path)
     }
@@ -589,13 +591,14 @@ import Testing
       let folder = try SQLiteConnectionTests.Folder()
       let base = folder.url.appendingPathComponent("base.sqlite")
       let ids = try Self.makeLibrary(at: base)
-      let before = try Self.dumpAfterAnOpen(base, in: folder)
+      let before = try Self.dumpAfterAnOpen(base, in: folder, options: Shape.everything.options)
       // The same save, in this process, on a copy: how many statements it runs, what it writes.
       let counted = folder.url.appendingPathComponent("counted.sqlite")
       try FileManager.default.copyItem(at: base, to: counted)
       var statements = 0
       do {
-        let store = try SQLiteStore(url: counted, model: Self.model)
+        let store = try SQLiteStore(
+          url: counted, model: Self.model, options: Shape.everything.options)
         let context = PersistentContainer(store: store).newContext()
         try Shape.everything.edit(Objects(context: context, ids: ids))
         store.connection.trace = { _, _, _ in statements += 1 }
@@ -679,6 +682,20 @@ import Testing
     #expect(try fetch("title == 'before\0after'") == [book.objectID])
     #expect(try fetch("title == 'before'").isEmpty)
     #expect(try fetch("title MATCHES 'be[f\0]ore.*'") == [book.objectID])
+  }
+
+  /// A predicate prints as text that parses back to it, but the lexer reads characters
+  /// (grapheme clusters): a combining mark printed right after an escape (`\u{0}` then U+0301)
+  /// or after the opening quote joined the escape's `}` or the quote into one character, and the
+  /// text no longer parsed.
+  @Test(arguments: [
+    "a\0\u{301}b", "\u{301}x", "a\\\u{301}", "a\"\u{301}", "x\u{600}\n", "tab\t\u{20DD}",
+    "e\u{301}", "👍🏽",
+  ])
+  func aStringConstantPrintsAsTextThatParsesBackToIt(_ value: String) throws {
+    let predicate = try FetchPredicate(format: "title == %@", value)
+    let again = try FetchPredicate(format: predicate.description)
+    #expect(again == predicate, "\(predicate.description.debugDescription)")
   }
 }
 
