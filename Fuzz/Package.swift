@@ -31,6 +31,9 @@ let package = Package(
     // A file's bytes: opened as a store, read and written; refused untouched when it is no
     // store.
     .executableTarget(
-      name: "FuzzStoreFile", dependencies: ["FuzzSupport"], swiftSettings: strictness),
+      name: "FuzzStoreFile", dependencies: ["FuzzSupport", "CFuzzSQLite"],
+      swiftSettings: strictness),
+    // The system's SQLite, which the store-file target asks whether a file is consistent.
+    .systemLibrary(name: "CFuzzSQLite", pkgConfig: "sqlite3"),
   ]
 )

@@ -658,6 +658,35 @@ import Testing
     }
   #endif
 
+  /// Inverse upkeep loads the other side's to-many relationship with a read that cannot throw:
+  /// on a file with a damaged page under that relationship's members, `setValue(_:forKey:)` and
+  /// `delete(_:)` of an object in it stop the program instead of throwing.
+  @Test(
+    .disabled(
+      """
+      ObjectContext.relate(…) and the delete plan load a to-many through \
+      ManagedObject.loadToManyOrStop(_:), which stops the program when the store throws (here \
+      SQLiteError corrupt); the throwing setValue(_:forKey:) cannot report it
+      """
+    ))
+  func changingARelationshipWhoseOtherSideCannotBeLoadedThrows() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("library.sqlite")
+    let (_, bookIDs) = try Self.makeShelf(at: url)
+    let layout = try FileLayout(url.path)
+    let bytes = Array(try Data(contentsOf: url))
+    let children = layout.children(of: layout.roots["Item"]!, in: bytes)
+    let page = children[children.count / 2].page
+    try Data(layout.damaging(page: page, of: bytes)).write(to: url)
+    let store = try SQLiteStore(url: url, model: Self.model)
+    let context = PersistentContainer(store: store).newContext()
+    // The last book's row is on an intact page; its shelf's members are not all.
+    let book = try context.existingObject(with: bookIDs.last!)
+    let error = #expect(throws: SQLiteError.self) { try book.setValue(nil, forKey: "shelf") }
+    #expect(error?.kind == .corrupt)
+    #expect(!context.hasChanges)
+  }
+
   // MARK: Found by fuzzing
 
   /// A string holding a NUL character was bound as a C string: saved, it lost everything from

@@ -6,6 +6,7 @@
 // delete, a to-many change, saved), each step succeeding or throwing, and nothing crashes.
 //
 // `OG_FUZZ_WRITE_SEEDS=<folder>` writes the seed corpus into the folder and exits.
+import CFuzzSQLite
 import Foundation
 import FuzzSupport
 import ObservedGraph
@@ -63,23 +64,35 @@ func check(_ bytes: Data) {
   defer { try? store.close() }
   let context = PersistentContainer(store: store).newContext()
   var found: [String: [ManagedObject]] = [:]
+  var readsFailed = false
   for entity in FuzzLibrary.model.entities {
     var request = FetchRequest<ManagedObject>(entityName: entity.name)
     request.returnsObjectsAsFaults = false
-    guard let objects = try? context.fetch(request) else { continue }
-    found[entity.name] = objects
-    for object in objects {
-      for name in entity.propertyNames {
-        // Reaching related objects loads them (and to-many members) too.
-        switch try? object.value(forKey: name) {
-        case let related as ManagedObject: try? related.fulfilFault()
-        case let members as [ManagedObject]: _ = members.map { try? $0.fulfilFault() }
-        case let members as Set<ManagedObject>: _ = members.map { try? $0.fulfilFault() }
-        default: break
+    do {
+      let objects = try context.fetch(request)
+      found[entity.name] = objects
+      for object in objects {
+        for name in entity.propertyNames {
+          // Reaching related objects loads them (and to-many members) too.
+          switch try object.value(forKey: name) {
+          case let related as ManagedObject: try related.fulfilFault()
+          case let members as [ManagedObject]: for member in members { try member.fulfilFault() }
+          case let members as Set<ManagedObject>:
+            for member in members { try member.fulfilFault() }
+          default: break
+          }
         }
       }
+    } catch {
+      readsFailed = true
     }
   }
+  // Changing relationships of a file that could not be read whole stops the program (inverse
+  // upkeep and delete rules load related objects without a way to throw), and the context's
+  // invariant checks stop it when the two sides of a relationship, read from an inconsistent
+  // file, disagree (see Docs/Reliability.md): only a file that reads cleanly and that SQLite
+  // finds consistent is written.
+  guard !readsFailed, isConsistent(url.path) else { return }
   do {
     let book = try context.insertObject(forEntityName: "Book")
     try book.setValue("new", forKey: "title")
@@ -96,6 +109,22 @@ func check(_ bytes: Data) {
   } catch {
     // A damaged file may refuse a change or a save; it must say so, not crash.
   }
+}
+
+/// Whether `PRAGMA integrity_check` finds the database at `path` sound (its indexes agreeing
+/// with their tables among others), read through a connection of its own.
+func isConsistent(_ path: String) -> Bool {
+  var handle: OpaquePointer?
+  defer { sqlite3_close_v2(handle) }
+  guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+    return false
+  }
+  var statement: OpaquePointer?
+  defer { sqlite3_finalize(statement) }
+  guard sqlite3_prepare_v2(handle, "PRAGMA integrity_check", -1, &statement, nil) == SQLITE_OK,
+    sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0)
+  else { return false }
+  return String(cString: text) == "ok" && sqlite3_step(statement) == SQLITE_DONE
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
