@@ -726,6 +726,65 @@ import Testing
     let again = try FetchPredicate(format: predicate.description)
     #expect(again == predicate, "\(predicate.description.debugDescription)")
   }
+
+  /// The model of the fuzz targets in `Fuzz/` (`FuzzLibrary.model`).
+  static let fuzzModel = try! ObjectModel(entities: [
+    EntityDescription(
+      name: "Category",
+      attributes: [
+        AttributeDescription(name: "name", type: .string, defaultValue: ""),
+        AttributeDescription(name: "rank", type: .int, defaultValue: 0),
+      ],
+      relationships: [
+        RelationshipDescription(
+          name: "books", destination: "Book", inverse: "category", toMany: true)
+      ]),
+    EntityDescription(
+      name: "Book",
+      attributes: [
+        AttributeDescription(name: "serial", type: .int, defaultValue: 0),
+        AttributeDescription(name: "title", type: .string, defaultValue: ""),
+        AttributeDescription(name: "subtitle", type: .string, isOptional: true),
+        AttributeDescription(name: "price", type: .double, defaultValue: 0.0),
+        AttributeDescription(name: "pages", type: .int32, defaultValue: Int32(0)),
+        AttributeDescription(name: "published", type: .date, isOptional: true),
+        AttributeDescription(name: "signed", type: .bool, defaultValue: false),
+        AttributeDescription(name: "cost", type: .decimal, defaultValue: Decimal(0)),
+        AttributeDescription(name: "id", type: .uuid, isOptional: true),
+        AttributeDescription(name: "cover", type: .data, isOptional: true),
+        AttributeDescription(name: "site", type: .url, isOptional: true),
+      ],
+      relationships: [
+        RelationshipDescription(name: "category", destination: "Category", inverse: "books"),
+        RelationshipDescription(name: "tags", destination: "Tag", inverse: "books", toMany: true),
+      ]),
+    EntityDescription(
+      name: "Tag",
+      attributes: [AttributeDescription(name: "name", type: .string, defaultValue: "")],
+      relationships: [
+        RelationshipDescription(
+          name: "books", destination: "Book", inverse: "tags", toMany: true, ordered: true)
+      ]),
+  ])
+
+  /// A store file (found by the `StoreFile` fuzz target, kept in its corpus) whose metadata page
+  /// reads well until the store writes its key reservation into it: the open wrote and committed
+  /// the reservation, then threw `corrupt` reading the metadata back, and the failed open had
+  /// changed the file. The read now comes before the commit.
+  @Test func aFileWhoseDamageShowsAfterTheKeyReservationIsLeftAsItWas() throws {
+    let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fuzz/Corpus/StoreFile/damaged-metadata-after-reservation")
+    let bytes = try Data(contentsOf: corpus)
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("store.sqlite")
+    try bytes.write(to: url)
+    let error = #expect(throws: SQLiteError.self) {
+      _ = try SQLiteStore(url: url, model: Self.fuzzModel)
+    }
+    #expect(error?.kind == .corrupt)
+    #expect(try Data(contentsOf: url) == bytes)
+  }
 }
 
 extension SQLiteValue {
