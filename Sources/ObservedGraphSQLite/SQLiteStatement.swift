@@ -100,7 +100,10 @@ final class SQLiteStatement {
       case .null: code = sqlite3_bind_null(handle, position)
       case .integer(let value): code = sqlite3_bind_int64(handle, position, value)
       case .real(let value): code = sqlite3_bind_double(handle, position, value)
-      case .text(let value): code = sqlite3_bind_text(handle, position, value, -1, transient)
+      case .text(let value):
+        // With its length: a string may hold NUL characters, which a C string would end at.
+        code = sqlite3_bind_text(
+          handle, position, value, Int32(clamping: value.utf8.count), transient)
       case .blob(let bytes):
         code = bytes.withUnsafeBytes {
           sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), transient)
@@ -128,7 +131,10 @@ final class SQLiteStatement {
     switch sqlite3_column_type(handle, index) {
     case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
     case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
-    case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+    case SQLITE_TEXT:
+      guard let text = sqlite3_column_text(handle, index) else { return .text("") }
+      let count = Int(sqlite3_column_bytes(handle, index))
+      return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
     case SQLITE_BLOB:
       let count = Int(sqlite3_column_bytes(handle, index))
       guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob([]) }

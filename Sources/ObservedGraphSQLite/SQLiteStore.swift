@@ -113,7 +113,7 @@ public final class SQLiteStore: PersistentStore {
     do {
       if let trace = options.sqlTrace { connection.trace = Self.tracer(trace) }
       try connection.execute("PRAGMA journal_mode = WAL")
-      try connection.transaction {
+      metadata = try connection.transaction {
         for statement in schema.indexStatements { try connection.execute(statement) }
         let stored = try readMetadata()
         var next = stored["nextKey"].flatMap { Int64($0) } ?? 1
@@ -126,8 +126,9 @@ public final class SQLiteStore: PersistentStore {
         nextKey = next
         reservedEnd = next + keyBlockSize
         try writeNextKey(reservedEnd)
+        // Read back before the commit: a file whose damage shows only now is left as it was.
+        return try readMetadata()
       }
-      metadata = try readMetadata()
     } catch {
       connection.close()
       throw error

@@ -17,11 +17,16 @@ extension ObjectContext {
   /// - Parameter object: An object of this context.
   /// - Throws: ``ObjectGraphError/Kind/deleteDenied`` naming the object, relationship and a
   ///   destination (nothing changes, no hook runs); `otherContext`, `deletedObject` (its deletion
-  ///   was saved) or `invalidObject` for an object the context cannot delete.
+  ///   was saved) or `invalidObject` for an object the context cannot delete; for a fault whose
+  ///   values cannot be loaded, what loading throws (`objectNotFound` when it no longer exists,
+  ///   the store's error for a file it cannot read), and nothing changes.
   /// - Complexity: O(objects reached × their relationships).
   public func delete(_ object: ManagedObject) throws {
     if object.lifecycle == .registered && object.link === link && object.isDeletedFlag { return }
     try checkUsable(object)
+    // The delete rules read the object's relationships: a fault is loaded here, where a failure
+    // can be thrown, rather than by those reads, which cannot throw.
+    try object.fulfilFault()
     let (doomed, shapesAreQuiet) = cascadeSet(from: object)
     try checkDenyRules(doomed)
     for victim in doomed { victim.prepareForDeletion() }

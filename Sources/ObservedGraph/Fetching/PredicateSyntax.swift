@@ -34,21 +34,46 @@ enum PredicateSyntax {
   }
 
   /// A string literal in double quotes, with the escapes the lexer reads.
+  ///
+  /// The lexer reads characters (grapheme clusters), so a scalar that would join the quote or an
+  /// escape's last character into one character (a combining mark right after them), or one that
+  /// joins the character after it (a prepended concatenation mark), is escaped too.
   static func quote(_ text: String) -> String {
     var result = "\""
+    var afterSyntax = true
     for scalar in text.unicodeScalars {
+      let escaped = afterSyntax
+      afterSyntax = true
       switch scalar {
       case "\"": result += "\\\""
       case "\\": result += "\\\\"
       case "\n": result += "\\n"
       case "\r": result += "\\r"
       case "\t": result += "\\t"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+      case _
+      where scalar.value < 0x20 || scalar.value == 0x7F
+        || (escaped && joinsPrevious(scalar)) || joinsNext(scalar):
         result += "\\u{\(String(scalar.value, radix: 16))}"
-      default: result.unicodeScalars.append(scalar)
+      default:
+        result.unicodeScalars.append(scalar)
+        afterSyntax = false
       }
     }
     return result + "\""
+  }
+
+  /// Whether a scalar after a character of the syntax would make one character with it.
+  private static func joinsPrevious(_ scalar: Unicode.Scalar) -> Bool {
+    var text = "}"
+    text.unicodeScalars.append(scalar)
+    return text.count == 1
+  }
+
+  /// Whether a scalar before a character of the syntax would make one character with it.
+  private static func joinsNext(_ scalar: Unicode.Scalar) -> Bool {
+    var text = ""
+    text.unicodeScalars.append(scalar)
+    return (text + "\"").count == 1
   }
 
   /// A constant as text.
