@@ -95,16 +95,6 @@ extension ObjectContext {
     var plannedMembers = SlotTable<[ManagedObject]>()
     /// The members each to-many slot will hold after the edits planned so far.
     var membership = SlotTable<Set<ObjectIdentifier>>()
-    // An object deleted since the changes were recorded (an observer deleted it during this undo)
-    // joins no relationship and gets no members: the replay would tie it back into the graph.
-    // Objects the same changes bring back (undelete, insert) may.
-    var reviving = Set<ObjectID>()
-    for case .lifecycle(let id, let lifecycle, _) in changes where !lifecycle.removesObject {
-      reviving.insert(id)
-    }
-    func relatable(_ object: ManagedObject) -> Bool {
-      !object.isDeletedFlag || reviving.contains(object.objectID)
-    }
     for change in changes.reversed() {
       switch change {
       case .attribute(let id, let slot, let value, let before):
@@ -123,27 +113,22 @@ extension ObjectContext {
         guard let object = resolve(id), let property = property(of: object, slot),
           property.isToOne
         else { continue }
-        var new = value.flatMap(resolve)
-        if value != nil && (new == nil || !relatable(object)) { continue }
-        // The recorded partner was deleted since: the other side's edits leave it out, so this
-        // side is left empty rather than pointing at it.
-        if let partner = new, !relatable(partner) { new = nil }
+        let new = value.flatMap(resolve)
+        if value != nil && new == nil { continue }
         let key = SlotKey(object, slot)
         let current: Any? = planned[key] ?? object.toOne(property)
         guard !identical(current, new) else { continue }
         planned[key] = new
         plan.append(replaying(.set(object, property, old: current, new: new), before))
       case .insert(let id, let slot, let members, let indexes, let before):
-        guard let owner = resolve(id), let property = property(of: owner, slot), property.isToMany,
-          relatable(owner)
+        guard let owner = resolve(id), let property = property(of: owner, slot), property.isToMany
         else { continue }
         let key = SlotKey(owner, slot)
         var current = membership[key] ?? Set(owner.members(property).map(ObjectIdentifier.init))
         var kept: [ManagedObject] = []
         var keptIndexes: [Int] = []
         for (offset, member) in members.enumerated() {
-          guard let member = resolve(member), relatable(member),
-            current.insert(ObjectIdentifier(member)).inserted
+          guard let member = resolve(member), current.insert(ObjectIdentifier(member)).inserted
           else { continue }
           kept.append(member)
           if offset < indexes.count { keptIndexes.append(indexes[offset]) }
@@ -178,7 +163,7 @@ extension ObjectContext {
         else { continue }
         let key = SlotKey(owner, slot)
         let old = plannedMembers[key] ?? owner.members(property)
-        let new = relatable(owner) ? members.compactMap(resolve).filter(relatable) : []
+        let new = members.compactMap(resolve)
         guard !sameMembers(old, new) else { continue }
         plannedMembers[key] = new
         membership[key] = Set(new.map(ObjectIdentifier.init))
