@@ -415,8 +415,9 @@ public final class SQLiteStore: PersistentStore {
   ///
   /// - Throws: ``SQLiteError`` when a statement fails (`constraint`, `full`, `ioError`, `busy`
   ///   after the busy timeout, `closed`); ``ObjectGraphError/Kind/otherStore`` or
-  ///   ``ObjectGraphError/Kind/unknownEntity`` for an object this store cannot hold. The
-  ///   transaction is rolled back: the file is as it was.
+  ///   ``ObjectGraphError/Kind/unknownEntity`` for an object this store cannot hold;
+  ///   ``ObjectGraphError/Kind/wrongType`` for an object without a value per property of its
+  ///   entity. The transaction is rolled back: the file is as it was.
   public func save(_ changes: StoreChanges) throws {
     for id in changes.inserted.map(\.id) + changes.updated.map(\.id) + changes.deleted {
       guard id.storeIdentifier == identifier else {
@@ -428,6 +429,15 @@ public final class SQLiteStore: PersistentStore {
         throw ObjectGraphError(
           .unknownEntity, entity: id.entityName, value: id.description,
           reason: "the store's model has no concrete entity \(id.entityName)")
+      }
+    }
+    for object in changes.inserted + changes.updated {
+      let count = model.entity(named: object.id.entityName)?.propertyNames.count
+      guard object.properties.count == count else {
+        throw ObjectGraphError(
+          .wrongType, entity: object.id.entityName, value: object.id.description,
+          reason: "the change set gives \(object.properties.count) values for \(object.id), "
+            + "whose entity has \(count ?? 0) properties")
       }
     }
     let keys = (nextKey, reservedEnd)

@@ -263,8 +263,11 @@ extension FetchComparison {
     var entity = root
     var holder = root  // the entity holding the previous key
     var many = false
+    // Shortened once: shortening counts the path's characters, which for each of a long path's
+    // components made checking it quadratic in its length.
+    let shortPath = ObjectGraphError.shorten(path)
     for (position, key) in keys.enumerated() {
-      let place = "component \(position + 1) of key path '\(ObjectGraphError.shorten(path))'"
+      let place = "component \(position + 1) of key path '\(shortPath)'"
       guard !key.isEmpty else {
         throw ObjectGraphError(
           .unknownKey, entity: entity.name, key: path, value: key,
