@@ -57,6 +57,42 @@ final class ChangeTracker {
     }
   }
 
+  /// Tracks a slot an edit is about to store into; for a replayed change (undo or redo), from
+  /// the tracking state its step recorded (`restoring`). Returns the committed value the slot must hold after the store to
+  /// count as unchanged (see ``settle(_:_:committed:)``), or nil.
+  ///
+  /// When `restores` (the slot is still tracked as changed), the recorded state comes back, but
+  /// with the committed value the slot has now: a save since the step was recorded makes the one
+  /// the step kept stale. Otherwise the slot was saved since, and taking a change back is a new
+  /// change from the saved state, tracked as one from `valueBefore`.
+  func trackEdit(
+    _ object: ManagedObject, _ slot: Int, restoring: SlotTracking?, restores: Bool,
+    valueBefore: () -> SnapshotValue
+  ) -> SnapshotValue? {
+    guard restores, let restoring else {
+      track(object, slot, original: valueBefore)
+      return nil
+    }
+    let saved = object.changes.contains(slot) ? object.changes.originals[slot] : valueBefore()
+    restore(object, slot, to: restoring)
+    if restoring == .unchanged { return saved }
+    if let saved, !object.isInsertedFlag { object.changes.originals[slot] = saved }
+    return nil
+  }
+
+  /// After a replayed change stored: a slot put back to unchanged that does not hold its
+  /// committed value (a save came between the change and its undo or redo) stays a change.
+  func settle(_ object: ManagedObject, _ property: Property, committed: SnapshotValue) {
+    let current = object.snapshotValue(property)
+    var holds = current == committed
+    if property.isToMany && !property.isOrdered, case .toMany(let saved) = committed,
+      case .toMany(let members) = current
+    {
+      holds = Set(saved) == Set(members)
+    }
+    if !holds { track(object, property.slot) { committed } }
+  }
+
   /// The tracking state of a slot now, to record with an undo step.
   func state(of object: ManagedObject, _ slot: Int) -> SlotTracking {
     guard object.changes.contains(slot) else { return .unchanged }

@@ -179,10 +179,6 @@ extension ObjectContext {
         }
         continue
       }
-      // The saved value of a slot whose tracking goes back to unchanged: if the slot does not
-      // end up holding it, a save came between the change and its undo (or redo), and the slot
-      // stays a change (an undo step replays its changes one at a time, so a slot changed twice
-      // in a step is restored by its first change taken back).
       var committed: SnapshotValue?
       if plan[index].changes {
         let slot = property.slot
@@ -192,58 +188,21 @@ extension ObjectContext {
           let key = SlotKey(object, slot)
           if let decided = decisions[key] { restores = decided } else { decisions[key] = restores }
         }
-        if restores, let restoring {
-          // The saved value the slot has now is the one to keep (a save since the step was
-          // recorded makes the one the step kept stale): its original, or its value before
-          // this edit when it is not tracked as changed.
-          var saved = object.changes.originals[slot]
-          if !object.changes.contains(slot) {
-            if plan[index].isApplied, let original = plan[index].original {
-              saved = property.snapshot(of: original)
-            } else {
-              saved = object.snapshotValue(property)
-            }
+        committed = tracker.trackEdit(object, slot, restoring: restoring, restores: restores) {
+          if plan[index].isApplied, let original = plan[index].original {
+            return property.snapshot(of: original)
           }
-          tracker.restore(object, slot, to: restoring)
-          if restoring == .unchanged {
-            committed = saved
-          } else if let saved, !object.isInsertedFlag {
-            object.changes.originals[slot] = saved
-          }
-        } else {
-          // A slot not tracked as changed any more was saved since: taking a change back is
-          // then a new change from the saved state, tracked as one.
-          tracker.track(object, slot) {
-            if plan[index].isApplied, let original = plan[index].original {
-              return property.snapshot(of: original)
-            }
-            return object.snapshotValue(property)
-          }
+          return object.snapshotValue(property)
         }
         center.notePending(object, slot)
       }
       if !plan[index].isApplied { store(plan, index, property) }
-      if let committed, !Self.holds(object, property, committed) {
-        tracker.track(object, property.slot) { committed }
-      }
+      if let committed { tracker.settle(object, property, committed: committed) }
       if plan[index].isReplay {
         tracker.forgetIfClean(object)
         recorder.noteRestored(object, .undoUpdate)
       }
     }
-  }
-
-  /// Whether a slot holds a saved value (the members of an unordered to-many in any order).
-  private static func holds(
-    _ object: ManagedObject, _ property: Property, _ value: SnapshotValue
-  ) -> Bool {
-    let current = object.snapshotValue(property)
-    if property.isToMany && !property.isOrdered, case .toMany(let saved) = value,
-      case .toMany(let members) = current
-    {
-      return Set(saved) == Set(members)
-    }
-    return current == value
   }
 
   /// Changes storage only. Reads the edit in place (no copy of its values).

@@ -198,12 +198,9 @@ extension ObjectContext {
     let slot = property.slot
     let before = tracker.state(of: object, slot)
     object.registrar?.willSet(object, slot)
-    if object.changes.contains(slot) {
-      tracker.restore(object, slot, to: link.before)
-    } else {
-      // Saved since: taking the change back is a new change from the saved state.
-      tracker.track(object, slot) { object.snapshotValue(property) }
-    }
+    let committed = tracker.trackEdit(
+      object, slot, restoring: link.before, restores: object.changes.contains(slot)
+    ) { object.snapshotValue(property) }
     center.notePending(object, slot)
     switch (direction, link.kind) {
     case (.undelete, .toOne):
@@ -217,6 +214,7 @@ extension ObjectContext {
     case (.delete, .member):
       object.collection(property).unsafelyUnwrapped.remove(link.other.unsafelyUnwrapped)
     }
+    if let committed { tracker.settle(object, property, committed: committed) }
     object.registrar?.didSet(object, slot)
     tracker.forgetIfClean(object)
     recorder.noteRestored(object, .undoUpdate)

@@ -133,12 +133,18 @@ final class ObjectRegistry {
     id.storeIdentifier == storeIdentifier && object.entity.name == id.entityName
   }
 
-  /// The registered or detached object with the identifier.
   /// The registered object with a key.
   func registeredObject(key: Int64) -> ManagedObject? {
     registered[key]?.object
   }
 
+  /// The detached object with a key (one whose deletion was saved, or whose insertion was undone)
+  /// while something still holds it.
+  func detachedObject(key: Int64) -> ManagedObject? {
+    detached[key]?.object
+  }
+
+  /// The registered or detached object with the identifier.
   func anyObject(for id: ObjectID) -> ManagedObject? {
     guard let object = (registered[id.key] ?? detached[id.key])?.object,
       names(object, id)

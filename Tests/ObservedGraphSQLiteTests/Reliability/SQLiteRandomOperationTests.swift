@@ -33,22 +33,6 @@ import Testing
         + run.tally.keys.sorted().map { "\($0): \(run.tally[$0]!)" }.joined(separator: ", "))
   }
 
-  /// Seed 0x5EED5A172026 stops at step 2,694 (a save): after a reset, a bin was deleted under
-  /// its no-action rule (loading its notes with their rows); after the save of the deletion, two
-  /// of those notes read their `bin` as nil, where the no-action rule leaves them naming the
-  /// deleted bin (as a note loaded after the bin left memory does).
-  @Test(
-    .disabled(
-      Comment(
-        rawValue: "library bug: after the save of a deletion under a no-action rule, objects "
-          + "loaded with the deleted object's to-many read their to-one naming it as nil (seed "
-          + "0x5EED5A172026, step 2694)")))
-  func noActionReferenceReadsNilAfterTheSaveOfTheDeletion() throws {
-    let run = try RandomOperations(seed: 0x5EED_5A17_2026)
-    run.run(steps: 2_694)
-    #expect(run.failures == 0)
-  }
-
   /// Seed 12 stops at step 3,317: `undo(to:)` a checkpoint two groups down leaves one group on
   /// the redo stack where the reference, which finds that one of the two groups changes nothing
   /// when undone, expects none.
@@ -60,21 +44,6 @@ import Testing
   func undoToACheckpointAndGroupsThatChangeNothing() throws {
     let run = try RandomOperations(seed: 12)
     run.run(steps: 3_317)
-    #expect(run.failures == 0)
-  }
-
-  /// Seed 18 stops the program at step 567 (a rollback): the rollback puts a deleted note back
-  /// into a bin's notes, and the context's invariant check stops the program ("RBin#2.notes holds
-  /// RNote#10, which is deleted"). Seed 24 meets it too, at a folder's notes.
-  @Test(
-    .disabled(
-      Comment(
-        rawValue: "library bug: rollback() restores a to-many's saved members including one "
-          + "that is deleted, after undo and redo across saves (seed 18, step 567; it stops the "
-          + "program)")))
-  func rollbackPutsADeletedMemberBack() throws {
-    let run = try RandomOperations(seed: 18)
-    run.run(steps: 567)
     #expect(run.failures == 0)
   }
 }
