@@ -113,6 +113,19 @@ extension LeagueExample {
     printWPlayers(of: heat)
   }
 
+  /// Deletes a team: its players stay (the rule of `players` is nullify) and leave it.
+  func deleteTeam() throws {
+    beginStep("Delete the Milwaukee Bucks (nullify: its players stay, without it)")
+    let bucks = try team("Milwaukee Bucks")
+    let robinson = try player("Glenn Robinson")
+    try context.delete(bucks)
+    printLeague()
+    say(
+      "   Glenn Robinson's teams: \(robinson.teams.map(\.name).sorted()), deleted \(robinson.isDeleted)"
+    )
+    say("   Ray Allen's teams: \(try player("Ray Allen").teams.map(\.name).sorted())")
+  }
+
   /// Prints the Heat's `wPlayers`, one per line, as the seed's program logs them.
   private func printWPlayers(of team: Team) {
     do {

@@ -34,6 +34,7 @@ final class LeagueExample {
     try fetchSorted()
     try readWPlayers()
     try followLiveResults()
+    try deleteTeam()
   }
 
   /// The teams, by name.

@@ -22,19 +22,26 @@ import Testing
       heat.players.names
         == "Chris Bosh, LeBron James, Alonzo Mourning, Dwyane Wade, Antoine Walker, Tyson Warner")
     let ray = try example.player("Ray Allen")
-    #expect(Set(ray.teams.map(\.name)) == ["Boston Celtics", "Milwaukee Bucks"])
+    #expect(Set(ray.teams.map(\.name)) == ["Boston Celtics"])
     #expect(try example.team("Boston Celtics").players.contains(ray))
     let lebron = try example.player("LeBron James")
     #expect(!lebron.isDeleted && lebron.teams == [heat])
-    #expect(example.undoLog.canRedo && example.undoLog.redoActionName == "Delete LeBron James")
+    let robinson = try example.player("Glenn Robinson")
+    #expect(robinson.teams.isEmpty && !robinson.isDeleted)
+    #expect(example.teams.map(\.name) == ["Boston Celtics", "Miami Heat"])
     let wPlayers = try heat.value(forKey: "wPlayers") as? [ManagedObject] ?? []
     #expect(
       wPlayers.compactMap { ($0 as? Player)?.fullName } == [
         "Dwyane Wade", "Antoine Walker", "Tyson Warner",
       ])
-    try example.undoLog.redo()
+
+    // Undoing the last step brings the Bucks back, with both their players.
     example.context.processPendingChanges()
-    #expect(lebron.isDeleted && !heat.players.contains(lebron))
+    try example.undoLog.undo()
+    example.context.processPendingChanges()
+    let bucks = try example.team("Milwaukee Bucks")
+    #expect(bucks.players == [ray, robinson])
+    #expect(Set(ray.teams.map(\.name)) == ["Boston Celtics", "Milwaukee Bucks"])
   }
 
   static let expected = #"""
@@ -98,5 +105,11 @@ import Testing
        change: inserted LeBron James at 1
        roster: 0 Chris Bosh, 1 LeBron James, 2 Alonzo Mourning, 3 Dwyane Wade, 4 Antoine Walker, 5 Tyson Warner
        LeBron James is back on: ["Miami Heat"], deleted false
+
+    7. Delete the Milwaukee Bucks (nullify: its players stay, without it)
+       [Boston Celtics, Green] Ray Allen, Kevin Garnett, Paul Pierce
+       [Miami Heat, Red] Chris Bosh, LeBron James, Alonzo Mourning, Dwyane Wade, Antoine Walker, Tyson Warner
+       Glenn Robinson's teams: [], deleted false
+       Ray Allen's teams: ["Boston Celtics"]
     """#
 }
