@@ -17,6 +17,8 @@ let package = Package(
     .library(name: "UndoLog", targets: ["UndoLog"]),
     .library(name: "ObservedGraphSQLite", targets: ["ObservedGraphSQLite"]),
     .executable(name: "bookstore", targets: ["bookstore"]),
+    .executable(name: "inventory", targets: ["inventory"]),
+    .executable(name: "league", targets: ["league"]),
   ],
   targets: [
     .target(name: "UndoLog", swiftSettings: strictness + [invariants]),
@@ -43,6 +45,23 @@ let package = Package(
       path: "Examples/BookStore",
       swiftSettings: strictness
     ),
+    // Seed 004's Inventory: generic objects from a model kept as JSON (a resource), in SQLite.
+    .executableTarget(
+      name: "inventory",
+      dependencies: ["ObservedGraph", "ObservedGraphSQLite"],
+      path: "Examples/Inventory",
+      exclude: ["README.md"],
+      resources: [.copy("Inventory.json")],
+      swiftSettings: strictness
+    ),
+    // Seed 001's League Manager: inheritance, many-to-many, a fetched property, live results.
+    .executableTarget(
+      name: "league",
+      dependencies: ["ObservedGraph", "UndoLog"],
+      path: "Examples/League",
+      exclude: ["README.md"],
+      swiftSettings: strictness
+    ),
     .testTarget(
       name: "UndoLogTests",
       dependencies: ["UndoLog"],
@@ -51,6 +70,12 @@ let package = Package(
     .testTarget(
       name: "ObservedGraphSQLiteTests",
       dependencies: ["ObservedGraphSQLite"],
+      swiftSettings: strictness
+    ),
+    // Runs each example's steps and compares what they print, line by line.
+    .testTarget(
+      name: "ExamplesTests",
+      dependencies: ["inventory", "league", "ObservedGraph", "ObservedGraphSQLite"],
       swiftSettings: strictness
     ),
     .testTarget(

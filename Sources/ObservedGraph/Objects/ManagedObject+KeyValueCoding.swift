@@ -333,8 +333,15 @@ extension ObjectContext {
       throw ObjectGraphError(
         .wrongEntity, entity: owner.entity.name, key: property.name,
         value: object.objectID.description,
-        reason: "\(object.objectID) is a \(object.entity.name), not a \(destination.name)")
+        reason:
+          "\(object.objectID) is \(Self.article(object.entity.name)) \(object.entity.name), "
+          + "not \(Self.article(destination.name)) \(destination.name)")
     }
+  }
+
+  /// "an" before an entity name that starts with a vowel letter ("an Asset"), "a" otherwise.
+  private static func article(_ name: String) -> String {
+    name.first.map { "AEIOUaeiou".contains($0) } == true ? "an" : "a"
   }
 }
 
