@@ -1,6 +1,7 @@
 import Foundation
 import ObservedGraph
 import Testing
+import UndoLog
 
 @Suite struct Relationships {
   @Test func toOneSetAndClear() throws {
@@ -77,6 +78,38 @@ import Testing
     try proxy.remove(at: 1)
     #expect(book.pages == [p[2], p[4]] && p[0].book == nil)
     context._checkInvariants()
+  }
+
+  /// Many members leaving an ordered to-many in one change (merged removals, a bulk removal
+  /// from the collection): the order of those that stay, the removal's indexes (ascending,
+  /// positions before), both sides, and undo and redo.
+  @Test func orderedRemovalOfManyMembers() throws {
+    let context = ObjectContext(model: BookStore.model)
+    let log = UndoLog()
+    context.undoLog = log
+    let book = context.insert(Book.self)
+    let p = (0..<30).map { _ in context.insert(Page.self) }
+    book.pages = p
+    context.processPendingChanges()
+    var heard: [(ChangeKind, [Int], Int)] = []
+    let token = book.observe(\.pages, options: [.old, .new]) { _, change in
+      heard.append((change.kind, change.indexes ?? [], (change.oldValue ?? []).count))
+    }
+    let kept = p.enumerated().filter { $0.offset % 3 == 1 }.map(\.element)
+    let leaving = p.enumerated().filter { $0.offset % 3 != 1 }.map(\.element)
+    book.pages = kept
+    context.processPendingChanges()
+    #expect(book.pages == kept)
+    #expect(leaving.allSatisfy { $0.book == nil } && kept.allSatisfy { $0.book === book })
+    #expect(heard.count == 1)
+    #expect(heard.first?.0 == .removal && heard.first?.2 == leaving.count)
+    #expect(heard.first?.1 == (0..<30).filter { $0 % 3 != 1 })
+    try log.undo()
+    #expect(book.pages == p && p.allSatisfy { $0.book === book })
+    try log.redo()
+    #expect(book.pages == kept && leaving.allSatisfy { $0.book == nil })
+    context._checkInvariants()
+    _ = token
   }
 
   @Test func orderedStealing() throws {

@@ -219,8 +219,7 @@ extension ObjectContext {
         for (member, index) in zip(objects, indexes) { collection.insert(member, at: index) }
       }
     case .remove(let objects, _):
-      guard let collection = object.collection(property) else { return }
-      for member in objects where collection.contains(member) { collection.remove(member) }
+      object.collection(property)?.remove(contentsOf: objects)
     case .replace(_, let new):
       let collection = object.makeCollection(property)
       collection.removeAll()

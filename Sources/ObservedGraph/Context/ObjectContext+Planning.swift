@@ -320,6 +320,11 @@ extension ObjectContext {
 struct EditPlan {
   private var edits = EditList()
   private var removals: [SlotKey: Int] = [:]
+  /// The objects of removals that later removals merged into, by position, and their identities:
+  /// kept out of the edit while the plan grows, so that merging is O(1) (`removeAll()` of a
+  /// to-many of n members plans n merges).
+  private var mergedRemovals: [Int: (objects: [ManagedObject], members: Set<ObjectIdentifier>)] =
+    [:]
   /// Where the sets that later sets of the same slot merge into are: a short list scanned while
   /// the plan has few of them, then a table (benchmark row "cascade delete": a table made and
   /// hashed for every deleted object was a fifth of its planning).
@@ -375,11 +380,14 @@ struct EditPlan {
       edits.append(PlannedEdit(.remove(owner, property, objects: [member], indexes: [])))
       return
     }
-    guard case .remove(var objects, _) = edits[position].edit.change,
-      !objects.contains(where: { $0 === member })
-    else { return }
-    objects.append(member)
-    edits[position].edit = .remove(owner, property, objects: objects, indexes: [])
+    if mergedRemovals[position] == nil {
+      guard case .remove(let objects, _) = edits[position].edit.change else { return }
+      mergedRemovals[position] = (objects, Set(objects.map(ObjectIdentifier.init)))
+    }
+    guard mergedRemovals[position]!.members.insert(ObjectIdentifier(member)).inserted else {
+      return
+    }
+    mergedRemovals[position]!.objects.append(member)
   }
 
   /// Appends an edit planned elsewhere (undo and redo).
@@ -395,16 +403,37 @@ struct EditPlan {
   /// The edits, with the indexes of ordered removals filled in from the current (pre-change)
   /// state, ascending.
   consuming func finish() -> EditList {
+    for (position, merged) in mergedRemovals {
+      edits[position].edit.change = .remove(objects: merged.objects, indexes: [])
+    }
     for position in removals.values {
       let owner = edits[position].object
       guard case .remove(let objects, _) = edits[position].edit.change,
         let property = edits[position].property, property.isOrdered,
         let collection = owner.collection(property)
       else { continue }
-      let sorted = objects.map { (collection.index(of: $0) ?? 0, $0) }.sorted { $0.0 < $1.0 }
+      let sorted = Self.positioned(objects, in: collection)
       edits[position].edit = .remove(
         owner, property, objects: sorted.map(\.1), indexes: sorted.map(\.0))
     }
     return edits
+  }
+
+  /// The objects with their indexes in an ordered collection, ascending: looked up one by one
+  /// when they are few, in one pass over the collection when they are many (each lookup is O(n)).
+  private static func positioned(
+    _ objects: [ManagedObject], in collection: ObjectCollection
+  ) -> [(Int, ManagedObject)] {
+    if objects.count > 8 {
+      let leaving = Set(objects.map(ObjectIdentifier.init))
+      var found: [(Int, ManagedObject)] = []
+      found.reserveCapacity(objects.count)
+      for (index, member) in collection.items.enumerated()
+      where leaving.contains(ObjectIdentifier(member)) {
+        found.append((index, member))
+      }
+      if found.count == leaving.count { return found }
+    }
+    return objects.map { (collection.index(of: $0) ?? 0, $0) }.sorted { $0.0 < $1.0 }
   }
 }

@@ -155,6 +155,37 @@ final class ObjectCollection {
     return index
   }
 
+  /// Removes the members among `objects`: from an ordered collection in one pass when there are
+  /// several (each removal alone is O(n), so `removeAll()` of n members was O(n²)).
+  func remove(contentsOf objects: [ManagedObject]) {
+    guard isOrdered, objects.count > 8 else {
+      for object in objects where contains(object) { remove(object) }
+      return
+    }
+    index()
+    var leaving = Set<UnsafeMutableRawPointer>()
+    for object in objects where positions.remove(object) != nil {
+      leaving.insert(Unmanaged.passUnretained(object).toOpaque())
+    }
+    guard !leaving.isEmpty else { return }
+    var kept = ContiguousArray<Unmanaged<ManagedObject>>()
+    kept.reserveCapacity(references.count - leaving.count)
+    var keptKeys = ContiguousArray<Int64>()
+    var released: [Unmanaged<ManagedObject>] = []
+    for (position, reference) in references.enumerated() {
+      if leaving.contains(reference.toOpaque()) {
+        if retains { released.append(reference) }
+        continue
+      }
+      kept.append(reference)
+      if !retains { keptKeys.append(keys[position]) }
+    }
+    references = kept
+    if !retains { keys = keptKeys }
+    // Last: releasing may end members.
+    for reference in released { reference.release() }
+  }
+
   func removeAll() {
     if retains { for reference in references { reference.release() } }
     references.removeAll()

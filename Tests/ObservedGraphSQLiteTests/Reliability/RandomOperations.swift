@@ -499,7 +499,28 @@ final class RandomOperations {
     if serial == 0 || reference.undoStack.contains(where: { $0.serial == serial }) {
       try log.undo(to: mark)
       reference.closeGroup()
-      while reference.checkpointSerial != serial { reference.undo() }
+      // Groups whose undo finds every value in place: the log keeps them on the redo stack when
+      // their steps, replayed one by one, change something on the way (as `undoBoth` allows).
+      var trial = reference
+      var unchanged = 0
+      while trial.checkpointSerial != serial {
+        let redos = trial.redoStack.count
+        trial.undo()
+        if trial.redoStack.count == redos { unchanged += 1 }
+      }
+      let kept = log.redoCount - trial.redoStack.count
+      guard kept == 0 || kept == unchanged else {
+        fail("undo(to:) kept \(kept) of \(unchanged) groups that change nothing: cannot tell which")
+        return
+      }
+      while reference.checkpointSerial != serial {
+        let undone = reference.checkpointSerial
+        let redos = reference.redoStack.count
+        reference.undo()
+        if kept > 0 && reference.redoStack.count == redos {
+          reference.keepEmptyGroup(onRedoStack: true, serial: undone)
+        }
+      }
       count("undo to checkpoint")
     } else {
       let expected: UndoLogError =
