@@ -104,6 +104,9 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   /// The number of members now.
   public var endIndex: Int { owner.members(property).count }
   /// The member at `position` now.
+  ///
+  /// - Parameter position: An index in `0..<count`.
+  /// - Returns: The member at that index.
   public subscript(position: Int) -> ManagedObject { owner.members(property)[position] }
 
   /// The position of `object`, or nil when it is not a member.

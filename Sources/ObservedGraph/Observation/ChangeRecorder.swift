@@ -151,6 +151,13 @@ public final class ChangeRecorder {
   }
 
   /// Stable text for a value: strings quoted, objects as `Entity#n`, sets sorted.
+  ///
+  /// ```swift
+  /// ChangeRecorder.render(Set(["b", "a"]))   // {"a", "b"}
+  /// ```
+  /// - Parameter value: Any value a change can carry.
+  /// - Returns: The value's text, the same on every run.
+  /// - Complexity: O(*n* log *n*) for a collection of *n* values; O(1) otherwise.
   public static func render(_ value: Any?) -> String {
     guard let value else { return "nil" }
     switch value {
