@@ -11,7 +11,21 @@ import Testing
   func firstBlockRuns(guide: String) async throws {
     let entry = try #require(GuideIndex.guides.first { $0.name == guide })
     let run = try #require(entry.firstBlock)
+    defer { if guide == "SQLiteStore" { removeStore(named: "Library.sqlite") } }
     try await run()
+  }
+
+  /// Guides whose every block runs, in order: no block waits for events forever, and none needs
+  /// a file.
+  static let runnableGuides = [
+    "README", "Observing", "Relationships", "Testing", "ComingFromCoreData", "Architecture",
+  ]
+
+  @Test(arguments: runnableGuides)
+  func wholeGuideRuns(guide: String) async throws {
+    let entry = try #require(GuideIndex.guides.first { $0.name == guide })
+    defer { if guide == "README" { removeStore(named: "Books.sqlite") } }
+    for program in entry.programs { try await program() }
   }
 
   /// The guides that must have a first Swift block a reader can run.
@@ -41,5 +55,13 @@ import Testing
         "\(entry.name): \(entry.compiled) Swift blocks compiled, \(entry.marked) marked "
           + "no-compile, \(entry.otherLanguages) in other languages")
     }
+  }
+}
+
+/// Removes a store file a guide makes in the temporary folder, with SQLite's companion files.
+private func removeStore(named name: String) {
+  let folder = FileManager.default.temporaryDirectory
+  for suffix in ["", "-wal", "-shm"] {
+    try? FileManager.default.removeItem(at: folder.appending(path: name + suffix))
   }
 }
