@@ -20,6 +20,8 @@
 //   block is skipped silently.
 //
 // `#sourceLocation` points each line back at its guide, so an error names the guide and its line.
+// SwiftPM keeps the plugin's commands, with the list of guides, until the package changes: after
+// removing or renaming a guide, `touch Package.swift`.
 import Foundation
 
 struct Block {

@@ -90,6 +90,8 @@ public final class SQLiteStore: PersistentStore {
   /// - Throws: ``SQLiteError`` when SQLite refuses the file (`notADatabase`, `corrupt`, `busy`,
   ///   …); ``OpenError`` for a database that is not a store, or a store another model (or a later
   ///   format) made. A failed open leaves the file as it was.
+  /// - Complexity: O(*e* × *p*) in the model's entities and properties, to check or create the
+  ///   schema in one transaction.
   public init(url: URL, model: ObjectModel, options: Options = Options()) throws {
     self.url = url
     self.model = model

@@ -18,6 +18,8 @@ extension ObjectContext {
   /// context.rollback()
   /// #expect(book.title == "Dune" && page.context == nil && !context.hasChanges)
   /// ```
+  /// - Complexity: O(*n*) in the changed objects and the values and relationship members they
+  ///   changed.
   public func rollback() {
     processPendingChanges()
     let dirty = tracker.dirty.filter { $0.lifecycle == .registered }

@@ -115,6 +115,7 @@ public final class ChangeRecorder {
   /// ```
   /// - Parameter expected: The lines expected, in order.
   /// - Returns: nil, or text naming the first differing line.
+  /// - Complexity: O(*n*) in the lines recorded and expected.
   public func mismatch(_ expected: [String]) -> String? {
     let actual = take()
     guard actual != expected else { return nil }
