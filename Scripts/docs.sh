@@ -47,7 +47,7 @@ for module in "${modules[@]}"; do
   mkdir -p "$graphs"
   "$extract" -module-name "$module" -target "$triple" -I "$modules_dir" \
     -Xcc "-fmodule-map-file=Sources/CSQLite/module.modulemap" -I Sources/CSQLite \
-    "${sqlite_flags[@]}" -minimum-access-level public -skip-inherited-docs \
+    ${sqlite_flags[@]+"${sqlite_flags[@]}"} -minimum-access-level public -skip-inherited-docs \
     -output-dir "$graphs"
   rm -rf "$output"
   mkdir -p .build/docs
