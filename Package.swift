@@ -83,5 +83,15 @@ let package = Package(
       dependencies: ["ObservedGraph", "UndoLog"],
       swiftSettings: strictness
     ),
+    // The guides' Swift blocks (README.md, Docs/*.md), extracted by the GuideCode plugin at
+    // build time and compiled here; the tests run each guide's first block.
+    .executableTarget(name: "GuideExtractor", swiftSettings: strictness),
+    .plugin(name: "GuideCode", capability: .buildTool(), dependencies: ["GuideExtractor"]),
+    .testTarget(
+      name: "GuideTests",
+      dependencies: ["ObservedGraph", "UndoLog", "ObservedGraphSQLite"],
+      swiftSettings: strictness,
+      plugins: ["GuideCode"]
+    ),
   ]
 )

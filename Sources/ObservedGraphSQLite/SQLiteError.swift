@@ -38,6 +38,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Equatable, Sendable {
     case other
   }
 
+  /// What went wrong; compare it to decide what to do.
   public let kind: Kind
   /// SQLite's extended result code (0 for failures of this layer: `closed`, `injected`).
   public let code: Int32

@@ -26,6 +26,11 @@ import ObservedGraph
 extension SQLiteStore {
   /// Counts the objects of a fetch with `SELECT COUNT(*)` when its predicate translates whole;
   /// nil otherwise.
+  ///
+  /// - Parameter request: What is counted.
+  /// - Returns: The number of matching rows, or nil when the context must count.
+  /// - Throws: ``SQLiteError`` when the query fails.
+  /// - Complexity: One query.
   public func count(_ request: StoreFetch) throws -> Int? {
     _ = try connection.openHandle(for: nil)
     guard let layout = layouts[request.entity.name] ?? anyLayout(of: request.entity) else {
@@ -71,6 +76,15 @@ extension SQLiteStore {
   }
 
   /// Gives the objects of a fetch, translated to one SQL query as far as it goes (see above).
+  ///
+  /// - Parameters:
+  ///   - request: What is wanted.
+  ///   - loader: Where the rows go, in order.
+  /// - Returns: Whether the query applied all of the fetch (predicate, sort, offset and limit),
+  ///   so that the objects given are exactly the answer.
+  /// - Throws: ``SQLiteError`` when the query fails, or what `loader` throws for a value that does
+  ///   not fit the model.
+  /// - Complexity: One query; O(*n*) in the rows read.
   public func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
     _ = try connection.openHandle(for: nil)
     guard let layout = layouts[request.entity.name] ?? anyLayout(of: request.entity) else {

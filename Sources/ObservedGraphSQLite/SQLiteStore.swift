@@ -55,11 +55,16 @@ public final class SQLiteStore: PersistentStore {
   /// Why a file cannot be opened as this model's store.
   public typealias OpenError = SQLiteStoreOpenError
 
+  /// The store's identifier, kept in the file: the same each time the file is opened.
   public let identifier: UUID
+  /// The model of the objects the store holds; the file's model is the same.
   public let model: ObjectModel
   /// The store's file.
   public let url: URL
+  /// The file's metadata: the store's identifier (`storeIdentifier`), its model's version hash
+  /// (`versionHash`) and the model itself, as the JSON of its entities.
   public private(set) var metadata: [String: String]
+  /// Whether ``close()`` was called.
   public var isClosed: Bool { connection.isClosed }
 
   let connection: SQLiteConnection
@@ -85,6 +90,8 @@ public final class SQLiteStore: PersistentStore {
   /// - Throws: ``SQLiteError`` when SQLite refuses the file (`notADatabase`, `corrupt`, `busy`,
   ///   …); ``OpenError`` for a database that is not a store, or a store another model (or a later
   ///   format) made. A failed open leaves the file as it was.
+  /// - Complexity: O(*e* × *p*) in the model's entities and properties, to check or create the
+  ///   schema in one transaction.
   public init(url: URL, model: ObjectModel, options: Options = Options()) throws {
     self.url = url
     self.model = model
@@ -153,12 +160,17 @@ public final class SQLiteStore: PersistentStore {
   }
 
   /// Closes the file. Closing a closed store does nothing.
+  ///
+  /// - Throws: Nothing: the file is closed even when SQLite reports an error closing it.
   public func close() throws {
     connection.close()
   }
 
   /// Keys from the block reserved in the file, up to its end; past it (many inserts before a
   /// save), keys that the next save reserves in the file.
+  ///
+  /// - Parameter count: How many keys are wanted, at least 1.
+  /// - Returns: Between 1 and `count` consecutive keys (fewer at the end of the reserved block).
   public func reserveKeys(_ count: Int) -> Range<Int64> {
     precondition(count > 0, "ObservedGraph: reserveKeys needs a count of at least 1")
     var end = nextKey + Int64(count)
@@ -171,6 +183,13 @@ public final class SQLiteStore: PersistentStore {
 
   /// Loads one object with one query by key, and several with one query per table and hundred
   /// keys (`og_pk IN (…)`); the objects come back in the order asked for.
+  ///
+  /// - Parameter ids: The identifiers; one the file has no row for is left out.
+  /// - Returns: The stored values, in the order of `ids`.
+  /// - Throws: ``SQLiteError`` when a query fails (`closed`, `corrupt`, `ioError`, `busy` after the
+  ///   busy timeout), or `ObjectGraphError.Kind.wrongType` for a column holding a value its
+  ///   attribute's type cannot take.
+  /// - Complexity: One query per table and hundred keys; O(*n*) in the rows read.
   public func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
     var found: [Int64: StoredObject] = [:]
     try forEachRow(of: ids) { key, layout, row in
@@ -183,6 +202,14 @@ public final class SQLiteStore: PersistentStore {
 
   /// Loads the objects as ``loadObjects(_:)`` does, each row's values given to the loader as
   /// they are read.
+  ///
+  /// - Parameters:
+  ///   - ids: The identifiers; one the file has no row for is left out.
+  ///   - loader: Where each row's values go.
+  /// - Throws: ``SQLiteError`` when a query fails (`closed`, `corrupt`, `ioError`, `busy` after the
+  ///   busy timeout), or `ObjectGraphError.Kind.wrongType` for a column holding a value its
+  ///   attribute's type cannot take.
+  /// - Complexity: One query per table and hundred keys; O(*n*) in the rows read.
   public func loadObjects(_ ids: [ObjectID], into loader: ObjectLoader) throws {
     try forEachRow(of: ids) { key, layout, row in try load(row, layout, key: key, into: loader) }
   }
@@ -290,6 +317,18 @@ public final class SQLiteStore: PersistentStore {
     id > 0 && id < entitiesByID.count ? entitiesByID[Int(id)] : nil
   }
 
+  /// The members of an object's to-many relationship with their stored values, read in one
+  /// query, in the relationship's order when it is ordered; empty when the file has no such
+  /// object.
+  ///
+  /// - Parameters:
+  ///   - id: The owner's identifier.
+  ///   - relationship: The to-many relationship's name.
+  /// - Returns: The members' stored values.
+  /// - Throws: ``SQLiteError`` when a query fails (`closed`, `corrupt`, `ioError`, `busy` after the
+  ///   busy timeout), or `ObjectGraphError.Kind.wrongType` for a column holding a value its
+  ///   attribute's type cannot take.
+  /// - Complexity: One query; O(*m*) in the members read.
   public func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
     var members: [StoredObject] = []
     try forEachMemberRow(of: id, relationship: relationship) { key, layout, row in
@@ -302,6 +341,15 @@ public final class SQLiteStore: PersistentStore {
 
   /// Loads the members as ``loadMembers(of:relationship:)`` does, in one query, each row's
   /// values given to the loader as they are read.
+  ///
+  /// - Parameters:
+  ///   - id: The owner's identifier.
+  ///   - relationship: The to-many relationship's name.
+  ///   - loader: Where each member's row goes.
+  /// - Throws: ``SQLiteError`` when a query fails (`closed`, `corrupt`, `ioError`, `busy` after the
+  ///   busy timeout), or `ObjectGraphError.Kind.wrongType` for a column holding a value its
+  ///   attribute's type cannot take.
+  /// - Complexity: One query; O(*m*) in the members read.
   public func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader)
     throws
   {
@@ -312,6 +360,16 @@ public final class SQLiteStore: PersistentStore {
 
   /// Loads the members of one to-many relationship of several owners: one query per hundred
   /// owners of an entity, the owner's key read beside each member's row.
+  ///
+  /// - Parameters:
+  ///   - ids: The owners' identifiers.
+  ///   - relationship: The to-many relationship's name.
+  ///   - loader: Where each member's row goes.
+  /// - Returns: The owner's key of each member given, in the order given.
+  /// - Throws: ``SQLiteError`` when a query fails (`closed`, `corrupt`, `ioError`, `busy` after the
+  ///   busy timeout), or `ObjectGraphError.Kind.wrongType` for a column holding a value its
+  ///   attribute's type cannot take.
+  /// - Complexity: One query per hundred owners of an entity; O(*m*) in the members read.
   public func loadMembers(of ids: [ObjectID], relationship: String, into loader: ObjectLoader)
     throws -> [Int64]
   {
@@ -413,11 +471,14 @@ public final class SQLiteStore: PersistentStore {
 
   /// Saves the changes in one transaction.
   ///
+  /// - Parameter changes: The inserted, updated and deleted objects of the save.
   /// - Throws: ``SQLiteError`` when a statement fails (`constraint`, `full`, `ioError`, `busy`
-  ///   after the busy timeout, `closed`); ``ObjectGraphError/Kind/otherStore`` or
-  ///   ``ObjectGraphError/Kind/unknownEntity`` for an object this store cannot hold;
-  ///   ``ObjectGraphError/Kind/wrongType`` for an object without a value per property of its
+  ///   after the busy timeout, `closed`); `ObjectGraphError.Kind.otherStore` or
+  ///   `ObjectGraphError.Kind.unknownEntity` for an object this store cannot hold;
+  ///   `ObjectGraphError.Kind.wrongType` for an object without a value per property of its
   ///   entity. The transaction is rolled back: the file is as it was.
+  /// - Complexity: O(*n*) statements in the number of changed objects and relationship changes,
+  ///   in one transaction.
   public func save(_ changes: StoreChanges) throws {
     for id in changes.inserted.map(\.id) + changes.updated.map(\.id) + changes.deleted {
       guard id.storeIdentifier == identifier else {

@@ -18,6 +18,8 @@ extension ObjectContext {
   /// context.rollback()
   /// #expect(book.title == "Dune" && page.context == nil && !context.hasChanges)
   /// ```
+  /// - Complexity: O(*n*) in the changed objects and the values and relationship members they
+  ///   changed.
   public func rollback() {
     processPendingChanges()
     let dirty = tracker.dirty.filter { $0.lifecycle == .registered }
@@ -97,7 +99,13 @@ extension ObjectContext {
   /// #expect(book.isFault)
   /// print(book.title)   // loaded again: awakeFromFetch runs
   /// ```
+  /// - Parameters:
+  ///   - object: The object to refresh.
+  ///   - mergeChanges: Whether to keep its unsaved changes on top of the store's values (true),
+  ///     or to take them back and turn it into a fault (false).
   /// - Throws: What the store throws when `mergeChanges` is true; the object is unchanged then.
+  /// - Complexity: O(*p*) in the object's properties, plus, with `mergeChanges` true, one load
+  ///   from the store; taking back changed relationships costs what setting them costs.
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
     if object.link === link { fetchedResults[object.objectKey] = nil }
     if object.isFaultFlag, object.marks & ManagedObject.prefilledMark != 0, object.link === link {

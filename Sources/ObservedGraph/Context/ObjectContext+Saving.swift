@@ -17,6 +17,8 @@ extension ObjectContext {
   /// - Throws: The validation error of the one invalid object, or ``ObjectGraphError/Kind/multipleErrors``
   ///   listing all of them; or what the store throws. Nothing is committed when it throws: the
   ///   context and the store are as they were.
+  /// - Complexity: O(*n*) in the changed objects and their properties (validation, the store's
+  ///   changes and the commit), plus the store's cost of writing them.
   public func save() throws {
     // As in Core Data, a save first ends the current user event: observers hear what is pending.
     processPendingChanges()
@@ -98,6 +100,7 @@ extension ObjectContext {
   /// context.reset()
   /// #expect(context.registeredObjects.isEmpty)
   /// ```
+  /// - Complexity: O(*n*) in the registered objects.
   public func reset() {
     generation &+= 1
     link.voidQuietBits()

@@ -41,6 +41,7 @@ extension ObjectModel {
   ///
   /// - Parameter other: The model to compare with.
   /// - Returns: The differences, each naming its entity and property.
+  /// - Complexity: O(*n* log *n*) in the entities and properties of both models.
   public func differences(from other: ObjectModel) -> [ModelDifference] {
     var differences: [ModelDifference] = []
     let here = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })

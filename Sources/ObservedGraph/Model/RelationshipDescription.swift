@@ -39,6 +39,8 @@ public struct RelationshipDescription: Sendable {
     case noInverse
 
     /// Creates a named inverse from a string literal.
+    ///
+    /// - Parameter value: The name of the inverse relationship on the destination entity.
     public init(stringLiteral value: String) { self = .named(value) }
 
     var name: String? {

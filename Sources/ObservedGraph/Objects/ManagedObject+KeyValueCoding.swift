@@ -89,6 +89,8 @@ extension ManagedObject {
   /// - Returns: The value.
   /// - Throws: The errors of ``value(forKey:)`` for any component; ``ObjectGraphError/Kind/unknownKey``
   ///   for an empty path, an empty component (`"category..name"`), or an attribute in the middle.
+  /// - Complexity: O(*k*) in the keys of the path for to-one links; through a to-many link,
+  ///   O(*m*) in the members reached (loading faults on the way).
   public func value(forKeyPath keyPath: String) throws -> Any? {
     let keys = try keyPathComponents(keyPath)
     var objects: [ManagedObject] = [self]
@@ -135,6 +137,7 @@ extension ManagedObject {
   ///   - value: The new value.
   ///   - keyPath: Keys separated by dots.
   /// - Throws: The errors of ``setValue(_:forKey:)``; when it throws, nothing was set.
+  /// - Complexity: O(*k*) in the keys of the path, plus the cost of the final set.
   public func setValue(_ value: Any?, forKeyPath keyPath: String) throws {
     let keys = try keyPathComponents(keyPath)
     var targets: [ManagedObject] = [self]

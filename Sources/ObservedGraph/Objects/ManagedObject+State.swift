@@ -43,6 +43,7 @@ extension ManagedObject {
   /// #expect(book.changedValues()["price"] as? Double == 9)
   /// ```
   /// - Returns: Each changed key mapped to its current value (to-many: a `Set` or an `Array`).
+  /// - Complexity: O(*p*) in the object's properties.
   public func changedValues() -> [String: Any] {
     var values: [String: Any] = [:]
     for slot in changes.changedSlots {
@@ -61,6 +62,7 @@ extension ManagedObject {
   /// - Parameter keys: Property names, or nil for every persistent (non-transient) property.
   /// - Returns: Each key mapped to its committed value (nil values are left out).
   /// - Throws: ``ObjectGraphError/Kind/unknownKey`` for a key the entity does not have.
+  /// - Complexity: O(*p*) in the keys asked for (every property for nil).
   public func committedValues(forKeys keys: [String]? = nil) throws -> [String: Any] {
     let persistent = entity.properties.filter { $0.attribute?.isTransient != true }.map(\.name)
     let properties = try (keys ?? persistent).map { try property(forKey: $0) }

@@ -52,6 +52,8 @@ public struct MutableObjectSet: Sequence {
   ///
   /// - Parameter objects: Objects of the destination entity.
   /// - Throws: As ``insert(_:)``; nothing is added when any object is refused.
+  /// - Complexity: O(*k* + *m*) in the objects given and the members, plus the inverse upkeep
+  ///   of each object added.
   public func formUnion(_ objects: some Sequence<ManagedObject>) throws {
     let context = try checkedContext()
     let objects = try context.checkedMembers(Array(objects), for: property, of: owner)
@@ -62,6 +64,8 @@ public struct MutableObjectSet: Sequence {
   ///
   /// - Parameter objects: Any objects.
   /// - Throws: `deletedObject` when the owner is deleted.
+  /// - Complexity: O(*k* + *m*) in the objects given and the members, plus the inverse upkeep
+  ///   of each object removed.
   public func subtract(_ objects: some Sequence<ManagedObject>) throws {
     let context = try checkedContext()
     context.perform(.removeMembers(owner, property, Array(objects)))
@@ -71,6 +75,8 @@ public struct MutableObjectSet: Sequence {
   ///
   /// - Parameter objects: The objects to keep.
   /// - Throws: `deletedObject` when the owner is deleted.
+  /// - Complexity: O(*k* + *m*) in the objects given and the members, plus the inverse upkeep
+  ///   of each object removed.
   public func formIntersection(_ objects: some Sequence<ManagedObject>) throws {
     let keep = Set(objects.map(ObjectIdentifier.init))
     try subtract(owner.members(property).filter { !keep.contains(ObjectIdentifier($0)) })
@@ -79,6 +85,7 @@ public struct MutableObjectSet: Sequence {
   /// Removes every member.
   ///
   /// - Throws: `deletedObject` when the owner is deleted.
+  /// - Complexity: O(*m*) in the members, plus the inverse upkeep of each.
   public func removeAll() throws { try subtract(owner.members(property)) }
 
   func checkedContext() throws -> ObjectContext {
@@ -104,6 +111,9 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   /// The number of members now.
   public var endIndex: Int { owner.members(property).count }
   /// The member at `position` now.
+  ///
+  /// - Parameter position: An index in `0..<count`.
+  /// - Returns: The member at that index.
   public subscript(position: Int) -> ManagedObject { owner.members(property)[position] }
 
   /// The position of `object`, or nil when it is not a member.
@@ -128,6 +138,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   ///   - index: A position from 0 to `count`.
   /// - Throws: ``ObjectGraphError/Kind/indexOutOfRange``, `wrongEntity`, `otherContext`,
   ///   `deletedObject`.
+  /// - Complexity: O(*m*) in the members: the later members move up.
   public func insert(_ object: ManagedObject, at index: Int) throws {
     let context = try checkedContext()
     try checkIndex(index, limit: endIndex)
@@ -139,6 +150,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   ///
   /// - Parameter index: A position from 0 to `count - 1`.
   /// - Throws: ``ObjectGraphError/Kind/indexOutOfRange``, `deletedObject`.
+  /// - Complexity: O(*m*) in the members: the later members move down.
   public func remove(at index: Int) throws {
     let context = try checkedContext()
     try checkIndex(index, limit: endIndex - 1)
@@ -161,6 +173,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   ///   - source: The member's position.
   ///   - destination: Its position after the move.
   /// - Throws: ``ObjectGraphError/Kind/indexOutOfRange``, `deletedObject`.
+  /// - Complexity: O(*m*) in the members.
   public func move(from source: Int, to destination: Int) throws {
     let context = try checkedContext()
     try checkIndex(source, limit: endIndex - 1)

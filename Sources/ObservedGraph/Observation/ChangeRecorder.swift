@@ -115,6 +115,7 @@ public final class ChangeRecorder {
   /// ```
   /// - Parameter expected: The lines expected, in order.
   /// - Returns: nil, or text naming the first differing line.
+  /// - Complexity: O(*n*) in the lines recorded and expected.
   public func mismatch(_ expected: [String]) -> String? {
     let actual = take()
     guard actual != expected else { return nil }
@@ -151,6 +152,13 @@ public final class ChangeRecorder {
   }
 
   /// Stable text for a value: strings quoted, objects as `Entity#n`, sets sorted.
+  ///
+  /// ```swift
+  /// ChangeRecorder.render(Set(["b", "a"]))   // {"a", "b"}
+  /// ```
+  /// - Parameter value: Any value a change can carry.
+  /// - Returns: The value's text, the same on every run.
+  /// - Complexity: O(*n* log *n*) for a collection of *n* values; O(1) otherwise.
   public static func render(_ value: Any?) -> String {
     guard let value else { return "nil" }
     switch value {

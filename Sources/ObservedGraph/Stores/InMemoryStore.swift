@@ -11,8 +11,11 @@ import Foundation
 /// let container = PersistentContainer(store: store)
 /// ```
 public final class InMemoryStore: PersistentStore {
+  /// The store's identifier, given when it was made.
   public let identifier: UUID
+  /// The model of the objects the store holds.
   public let model: ObjectModel
+  /// Whether ``close()`` was called.
   public private(set) var isClosed = false
   /// Saved objects by key.
   private var objects: [Int64: StoredObject] = [:]
@@ -35,11 +38,18 @@ public final class InMemoryStore: PersistentStore {
   /// How many objects the store holds.
   public var count: Int { objects.count }
 
+  /// Lets go of every saved object; every later call except this one throws.
+  ///
+  /// - Throws: Nothing: closing a store in memory cannot fail.
   public func close() throws {
     isClosed = true
     objects = [:]
   }
 
+  /// Keys for new objects, counting up from 1; never given out twice by this store.
+  ///
+  /// - Parameter count: How many keys are wanted, at least 1.
+  /// - Returns: `count` consecutive keys.
   public func reserveKeys(_ count: Int) -> Range<Int64> {
     precondition(count > 0, "ObservedGraph: reserveKeys needs a count of at least 1")
     defer { nextKey += Int64(count) }
@@ -48,6 +58,11 @@ public final class InMemoryStore: PersistentStore {
 
   /// The stored objects, their to-many relationships ``StoredProperty/omitted``: a context loads
   /// those with ``loadMembers(of:relationship:)``, which gives the members' values too.
+  ///
+  /// - Parameter ids: The identifiers; one the store has no object for is left out.
+  /// - Returns: The stored values, in the order of `ids`.
+  /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed.
+  /// - Complexity: O(*n*) in the number of identifiers and their properties.
   public func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
     try checkOpen()
     return ids.compactMap { id in
@@ -59,6 +74,15 @@ public final class InMemoryStore: PersistentStore {
     }
   }
 
+  /// The members of an object's to-many relationship, with their stored values, in order for an
+  /// ordered one; empty when the store has no such object or relationship.
+  ///
+  /// - Parameters:
+  ///   - id: The owner's identifier.
+  ///   - relationship: The to-many relationship's name.
+  /// - Returns: The members' stored values.
+  /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed.
+  /// - Complexity: O(*m*) in the number of members and their properties.
   public func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
     try checkOpen()
     guard let object = objects[id.key], object.id == id,
@@ -75,6 +99,8 @@ public final class InMemoryStore: PersistentStore {
   ///   ``ObjectGraphError/Kind/duplicateObject`` for an inserted object whose key the store
   ///   holds; ``ObjectGraphError/Kind/otherStore`` for an object of another store;
   ///   ``ObjectGraphError/Kind/objectNotFound`` for an updated object it does not hold.
+  /// - Parameter changes: The inserted, updated and deleted objects of the save.
+  /// - Complexity: O(*n*) in the number of changed objects and their properties.
   public func save(_ changes: StoreChanges) throws {
     try checkOpen()
     let ids = changes.inserted.map(\.id) + changes.updated.map(\.id) + changes.deleted
@@ -109,6 +135,14 @@ public final class InMemoryStore: PersistentStore {
 
   /// Gives every object of the fetch's entities, with its values; the context tests, sorts and
   /// counts them.
+  ///
+  /// - Parameters:
+  ///   - request: The entities wanted, and whether their values are.
+  ///   - loader: Where the objects go, in key order.
+  /// - Returns: False: the store applies no predicate, sort, offset or limit.
+  /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed, or what `loader`
+  ///   throws.
+  /// - Complexity: O(*n* log *n*) in the number of objects the store holds.
   public func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
     try checkOpen()
     let names = Set(request.entities.map(\.name))

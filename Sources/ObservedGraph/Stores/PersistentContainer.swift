@@ -46,6 +46,7 @@ public final class PersistentContainer {
   ///
   /// - Parameter participatesInSwiftObservation: Whether the context's objects take part in
   ///   Swift Observation (see ``ObjectContext/participatesInSwiftObservation``). On by default.
+  /// - Returns: The new context.
   public func newContext(participatesInSwiftObservation: Bool = true) -> ObjectContext {
     ObjectContext(store: store, participatesInSwiftObservation: participatesInSwiftObservation)
   }

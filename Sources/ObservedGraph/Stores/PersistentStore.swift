@@ -39,6 +39,9 @@ public protocol PersistentStore: AnyObject {
 
   /// Releases what the store holds open (a file); every later call except this one throws.
   /// Closing a closed store does nothing.
+  ///
+  /// - Throws: What releasing the store's resources throws (for a store in a file, the error of
+  ///   closing it); the store counts as closed all the same.
   func close() throws
 
   /// Keys for new objects, never given out before, in this process or (for a store in a file)
@@ -56,6 +59,12 @@ public protocol PersistentStore: AnyObject {
   ///
   /// A to-many relationship may be left ``StoredProperty/omitted``: the context asks
   /// ``loadMembers(of:relationship:)`` when it needs the members.
+  ///
+  /// - Parameter ids: The identifiers of the objects wanted.
+  /// - Returns: The stored values of each object the store holds, in the order of `ids`.
+  /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed, or the store's
+  ///   own error when it cannot read (for a store in a file, an I/O or corruption error).
+  /// - Complexity: O(*n*) in the number of identifiers, plus the store's cost of reading them.
   func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject]
 
   /// The members of an object's to-many relationship with their stored values, in the
@@ -64,6 +73,14 @@ public protocol PersistentStore: AnyObject {
   /// One call loads them all (one query for a store in a file): the context keeps the values of
   /// members it has not loaded yet in their faults, so that reading each of them costs no more
   /// loads.
+  ///
+  /// - Parameters:
+  ///   - id: The owner's identifier.
+  ///   - relationship: The name of a to-many relationship of the owner's entity.
+  /// - Returns: The members' stored values.
+  /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed, or the store's
+  ///   own error when it cannot read.
+  /// - Complexity: O(*m*) in the number of members, plus the store's cost of reading them.
   func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject]
 
   /// Loads the objects with the identifiers into a context's objects: what
@@ -79,6 +96,9 @@ public protocol PersistentStore: AnyObject {
   /// - Parameters:
   ///   - ids: The identifiers; one the store has no object for is left out.
   ///   - loader: Where the rows' values go.
+  /// - Throws: What ``loadObjects(_:)`` throws, or what `loader` throws for a value that does
+  ///   not fit the model.
+  /// - Complexity: O(*n*) in the number of identifiers, plus the store's cost of reading them.
   func loadObjects(_ ids: [ObjectID], into loader: ObjectLoader) throws
 
   /// Loads the members of an object's to-many relationship into a context's objects, in the
@@ -93,6 +113,9 @@ public protocol PersistentStore: AnyObject {
   ///   - id: The owner's identifier.
   ///   - relationship: The to-many relationship's name.
   ///   - loader: Where the members' rows go, one ``ObjectLoader/beginObject(_:key:)`` per member.
+  /// - Throws: What ``loadMembers(of:relationship:)`` throws, or what `loader` throws for a value
+  ///   that does not fit the model.
+  /// - Complexity: O(*m*) in the number of members, plus the store's cost of reading them.
   func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader) throws
 
   /// Loads the members of one to-many relationship of several objects into a context's objects,
@@ -111,10 +134,21 @@ public protocol PersistentStore: AnyObject {
   ///   - relationship: The to-many relationship's name.
   ///   - loader: Where the members' rows go.
   /// - Returns: The owner's key of each member given, in the order given.
+  /// - Throws: What ``loadMembers(of:relationship:into:)`` throws.
+  /// - Complexity: O(*n* + *m*) in the number of owners and of members, plus the store's cost of
+  ///   reading them.
   func loadMembers(of ids: [ObjectID], relationship: String, into loader: ObjectLoader) throws
     -> [Int64]
 
   /// Saves one save's changes: all of them, or — when it throws — none, the store left as it was.
+  ///
+  /// - Parameter changes: The inserted, updated and deleted objects of the save.
+  /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed,
+  ///   ``ObjectGraphError/Kind/duplicateObject`` for an inserted object whose key the store
+  ///   holds, ``ObjectGraphError/Kind/otherStore`` for an object of another store, or the store's
+  ///   own error when it cannot write; in every case the store is left as it was.
+  /// - Complexity: O(*n*) in the number of changed objects and their changed values, plus the
+  ///   store's cost of writing them.
   func save(_ changes: StoreChanges) throws
 
   /// Gives the objects a fetch asks for to the loader, in order.
@@ -135,6 +169,9 @@ public protocol PersistentStore: AnyObject {
   ///   - request: What is wanted.
   ///   - loader: Where the objects go.
   /// - Returns: Whether the objects given are exactly the answer.
+  /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed, the store's own
+  ///   error when it cannot read, or what `loader` throws for a value that does not fit the model.
+  /// - Complexity: O(*n*) in the number of objects given, plus the store's cost of finding them.
   func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool
 
   /// The number of objects a fetch would give, counted by the store without loading them; nil
@@ -146,24 +183,51 @@ public protocol PersistentStore: AnyObject {
   /// ```
   /// - Parameter request: What is counted (its ``StoreFetch/loadsValues`` does not matter).
   /// - Returns: The number of objects, or nil.
+  /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed, or the store's
+  ///   own error when it cannot read.
   func count(_ request: StoreFetch) throws -> Int?
 }
 
 extension PersistentStore {
   /// The stored values of one object; nil when the store has no such object.
+  ///
+  /// ```swift
+  /// let stored = try store.loadObject(book.objectID)   // nil once its delete is saved
+  /// ```
+  /// - Parameter id: The object's identifier.
+  /// - Returns: Its stored values, or nil.
+  /// - Throws: What ``loadObjects(_:)`` throws.
   public func loadObject(_ id: ObjectID) throws -> StoredObject? {
     try loadObjects([id]).first
   }
 
   /// Nil: the context counts what ``fetch(_:into:)`` gives.
+  ///
+  /// - Parameter request: What is counted.
+  /// - Returns: Nil.
+  /// - Throws: Nothing; a store that counts may throw what its reads throw.
   public func count(_ request: StoreFetch) throws -> Int? { nil }
 
   /// Loads the objects with ``loadObjects(_:)`` and gives each to ``ObjectLoader/load(_:)``.
+  ///
+  /// - Parameters:
+  ///   - ids: The identifiers; one the store has no object for is left out.
+  ///   - loader: Where the objects' values go.
+  /// - Throws: What ``loadObjects(_:)`` or the loader throws.
+  /// - Complexity: O(*n*) in the number of identifiers, plus the cost of ``loadObjects(_:)``.
   public func loadObjects(_ ids: [ObjectID], into loader: ObjectLoader) throws {
     for stored in try loadObjects(ids) { try loader.load(stored) }
   }
 
   /// Loads each owner's members with ``loadMembers(of:relationship:into:)``, one owner at a time.
+  ///
+  /// - Parameters:
+  ///   - ids: The owners' identifiers.
+  ///   - relationship: The to-many relationship's name.
+  ///   - loader: Where the members' rows go.
+  /// - Returns: The owner's key of each member given, in the order given.
+  /// - Throws: What ``loadMembers(of:relationship:into:)`` throws.
+  /// - Complexity: One load per owner: O(*n* + *m*) in the number of owners and of members.
   public func loadMembers(of ids: [ObjectID], relationship: String, into loader: ObjectLoader)
     throws -> [Int64]
   {
@@ -178,6 +242,14 @@ extension PersistentStore {
 
   /// Loads the members with ``loadMembers(of:relationship:)`` and gives each to
   /// ``ObjectLoader/load(_:)``.
+  ///
+  /// - Parameters:
+  ///   - id: The owner's identifier.
+  ///   - relationship: The to-many relationship's name.
+  ///   - loader: Where the members' values go.
+  /// - Throws: What ``loadMembers(of:relationship:)`` or the loader throws.
+  /// - Complexity: O(*m*) in the number of members, plus the cost of
+  ///   ``loadMembers(of:relationship:)``.
   public func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader) throws {
     for stored in try loadMembers(of: id, relationship: relationship) { try loader.load(stored) }
   }
@@ -239,6 +311,11 @@ public struct StoreChanges: Hashable, Sendable {
   public var deleted: [ObjectID]
 
   /// Creates a set of changes.
+  ///
+  /// - Parameters:
+  ///   - inserted: New objects, with every property.
+  ///   - updated: Saved objects whose persistent properties changed, with those properties.
+  ///   - deleted: Saved objects that are deleted.
   public init(
     inserted: [StoredObject] = [], updated: [StoredObject] = [], deleted: [ObjectID] = []
   ) {
