@@ -658,21 +658,15 @@ import Testing
     }
   #endif
 
-  /// Inverse upkeep loads the other side's to-many relationship with a read that cannot throw:
-  /// on a file with a damaged page under that relationship's members, `setValue(_:forKey:)` and
-  /// `delete(_:)` of an object in it stop the program instead of throwing.
-  @Test(
-    .disabled(
-      """
-      ObjectContext.relate(…) and the delete plan load a to-many through \
-      ManagedObject.loadToManyOrStop(_:), which stops the program when the store throws (here \
-      SQLiteError corrupt); the throwing setValue(_:forKey:) cannot report it
-      """
-    ))
-  func changingARelationshipWhoseOtherSideCannotBeLoadedThrows() throws {
+  /// Inverse upkeep reads the other side's to-many relationship through reads that cannot throw;
+  /// the throwing entry points load it first. On a file with a damaged page under a shelf's
+  /// items, unlinking a book from the shelf by key-value coding, through the shelf's proxy, or by
+  /// deleting the book throws the store's error, and nothing changes.
+  @Test(arguments: ["setValue", "proxy", "delete"])
+  func changingARelationshipWhoseOtherSideCannotBeLoadedThrows(_ operation: String) throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("library.sqlite")
-    let (_, bookIDs) = try Self.makeShelf(at: url)
+    let (shelfID, bookIDs) = try Self.makeShelf(at: url)
     let layout = try FileLayout(url.path)
     let bytes = Array(try Data(contentsOf: url))
     let children = layout.children(of: layout.roots["Item"]!, in: bytes)
@@ -682,9 +676,19 @@ import Testing
     let context = PersistentContainer(store: store).newContext()
     // The last book's row is on an intact page; its shelf's members are not all.
     let book = try context.existingObject(with: bookIDs.last!)
-    let error = #expect(throws: SQLiteError.self) { try book.setValue(nil, forKey: "shelf") }
+    let error = #expect(throws: SQLiteError.self) {
+      switch operation {
+      case "setValue": try book.setValue(nil, forKey: "shelf")
+      case "proxy":
+        let shelf = try #require(context.object(with: shelfID))
+        try shelf.mutableOrderedSet(forKey: "items").remove(book)
+      default: try context.delete(book)
+      }
+    }
     #expect(error?.kind == .corrupt)
-    #expect(!context.hasChanges)
+    #expect(!context.hasChanges && !book.isDeleted)
+    #expect((try book.value(forKey: "shelf") as? ManagedObject)?.objectID == shelfID)
+    try store.close()
   }
 
   // MARK: Found by fuzzing

@@ -27,6 +27,9 @@ extension ObjectContext {
     // The delete rules read the object's relationships: a fault is loaded here, where a failure
     // can be thrown, rather than by those reads, which cannot throw.
     try object.fulfilFault()
+    // So do the relationships the rules read, and their other sides.
+    let held = try preloadDelete(of: object)
+    defer { withExtendedLifetime(held) {} }
     let (doomed, shapesAreQuiet) = cascadeSet(from: object)
     try checkDenyRules(doomed)
     for victim in doomed { victim.prepareForDeletion() }

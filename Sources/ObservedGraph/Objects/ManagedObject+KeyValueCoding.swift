@@ -71,7 +71,7 @@ extension ManagedObject {
       return context.performAttribute(
         self, property, old: old, new: new, changes: property.differs(old, new))
     }
-    try context.perform(context.request(setting: value, of: property, on: self))
+    try context.performPreloaded(context.request(setting: value, of: property, on: self))
   }
 
   /// The value at the end of a key path such as `"category.name"` or `"books.price"`.
@@ -153,12 +153,16 @@ extension ManagedObject {
     let last = keys[keys.count - 1]
     // Check every target before changing any, so a failure leaves the graph unchanged.
     var requests: [(ObjectContext, ObjectContext.Request)] = []
+    var held: [ManagedObject] = []
     for target in targets {
       let property = try target.property(forKey: last)
       let context = try target.usableContext(key: last)
-      requests.append((context, try context.request(setting: value, of: property, on: target)))
+      let request = try context.request(setting: value, of: property, on: target)
+      held += try context.preload(for: request)
+      requests.append((context, request))
     }
     for (context, request) in requests { context.perform(request) }
+    withExtendedLifetime(held) {}
   }
 
   // MARK: Checks

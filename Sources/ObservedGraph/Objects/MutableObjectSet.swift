@@ -36,6 +36,8 @@ public struct MutableObjectSet: Sequence {
     // no-action rule may have left a deleted one).
     if owner.collection(property)?.contains(object) == true { return }
     try context.checkRelatable(object, for: property, of: owner)
+    let held = try context.preloadRelationshipChange(of: owner, property, others: [object])
+    defer { withExtendedLifetime(held) {} }
     // One member, checked: the quiet insertion when nothing hears it (benchmark row "to-many insert
     // with inverse upkeep").
     if context.insertQuietly(object, into: owner, property) { return }
@@ -57,7 +59,7 @@ public struct MutableObjectSet: Sequence {
   public func formUnion(_ objects: some Sequence<ManagedObject>) throws {
     let context = try checkedContext()
     let objects = try context.checkedMembers(Array(objects), for: property, of: owner)
-    context.perform(.insertMembers(owner, property, objects, at: nil))
+    try context.performPreloaded(.insertMembers(owner, property, objects, at: nil))
   }
 
   /// Removes every object of a sequence that is a member (one removal change).
@@ -68,7 +70,7 @@ public struct MutableObjectSet: Sequence {
   ///   of each object removed.
   public func subtract(_ objects: some Sequence<ManagedObject>) throws {
     let context = try checkedContext()
-    context.perform(.removeMembers(owner, property, Array(objects)))
+    try context.performPreloaded(.removeMembers(owner, property, Array(objects)))
   }
 
   /// Keeps only the members that are also in `objects` (one removal change for the others).
@@ -88,8 +90,15 @@ public struct MutableObjectSet: Sequence {
   /// - Complexity: O(*m*) in the members, plus the inverse upkeep of each.
   public func removeAll() throws { try subtract(owner.members(property)) }
 
+  /// The owner's context, with the relationship loaded where a store's failure can be thrown
+  /// (the edits read it through reads that cannot throw).
   func checkedContext() throws -> ObjectContext {
-    try owner.usableContext(key: property.name)
+    let context = try owner.usableContext(key: property.name)
+    if context.store != nil {
+      try owner.fulfilFault()
+      try owner.loadToMany(property)
+    }
+    return context
   }
 }
 
@@ -143,7 +152,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
     let context = try checkedContext()
     try checkIndex(index, limit: endIndex)
     let objects = try context.checkedMembers([object], for: property, of: owner)
-    context.perform(.insertMembers(owner, property, objects, at: index))
+    try context.performPreloaded(.insertMembers(owner, property, objects, at: index))
   }
 
   /// Removes the member at `index`.
@@ -154,7 +163,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   public func remove(at index: Int) throws {
     let context = try checkedContext()
     try checkIndex(index, limit: endIndex - 1)
-    context.perform(.removeMembers(owner, property, [self[index]]))
+    try context.performPreloaded(.removeMembers(owner, property, [self[index]]))
   }
 
   /// Removes `object` if it is a member.
@@ -163,7 +172,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
   /// - Throws: `deletedObject` when the owner is deleted.
   public func remove(_ object: ManagedObject) throws {
     let context = try checkedContext()
-    context.perform(.removeMembers(owner, property, [object]))
+    try context.performPreloaded(.removeMembers(owner, property, [object]))
   }
 
   /// Moves the member at `source` to `destination`: observers hear a removal at `source` followed
@@ -179,7 +188,7 @@ public struct MutableOrderedObjectSet: RandomAccessCollection {
     try checkIndex(source, limit: endIndex - 1)
     try checkIndex(destination, limit: endIndex - 1)
     guard source != destination else { return }
-    context.perform(.insertMembers(owner, property, [self[source]], at: destination))
+    try context.performPreloaded(.insertMembers(owner, property, [self[source]], at: destination))
   }
 
   private func checkedContext() throws -> ObjectContext {
