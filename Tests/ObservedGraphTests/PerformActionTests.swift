@@ -266,6 +266,28 @@ private struct Picture: Equatable {
     try world.log.enableRegistration()
   }
 
+  /// A log that does not group by event: the action's group is pushed when it closes.
+  @Test func aLogThatDoesNotGroupByEvent() throws {
+    let world = try UndoModel.world()
+    world.log.groupsByEvent = false
+    let box = world.boxes[0]
+    world.context.performAction("Relabel") {
+      box.label = "a"
+      box.weight = 1
+    }
+    #expect(world.log.undoCount == 1 && world.log.undoActionName == "Relabel")
+    #expect(world.log.groupingLevel == 0)
+    #expect(throws: ActionFailed()) {
+      try world.context.performAction("Fail") {
+        box.label = "b"
+        throw ActionFailed()
+      }
+    }
+    #expect(box.label == "a" && world.log.undoCount == 1 && world.log.groupingLevel == 0)
+    try world.log.undo()
+    #expect(box.label == "box 0" && box.weight == 0)
+  }
+
   @Test func anInnerActionJoinsTheOuterOne() throws {
     let world = try UndoModel.world()
     let ears = Ears(world.context)
@@ -357,12 +379,23 @@ private struct Picture: Equatable {
     let box = world.boxes[0]
     let ears = Ears(world.context)
     let token = box.observe(\.label) { box, _ in
+      guard !world.log.isUndoing && !world.log.isRedoing else { return }
       world.context.performAction("Answer") { box.weight = 42 }
     }
     defer { token.invalidate() }
     box.label = "asked"
     #expect(world.log.undoCount == 2 && world.log.undoActionName == "Answer")
     #expect(ears.takeEvents().count == 2)
+    try world.log.undo()
+    #expect(box.weight == 0 && box.label == "asked")
+    world.context.processPendingChanges()
+    #expect(
+      ears.takeEvents() == ["inserted [] updated [UndoBox#3: weight] deleted [] refreshed []"])
+
+    // The change made in an action: the observer's action joins it.
+    world.context.performAction("Ask") { box.label = "asked again" }
+    #expect(world.log.undoCount == 2 && world.log.undoActionName == "Ask")
+    #expect(ears.takeEvents().count == 1)
     try world.log.undo()
     #expect(box.weight == 0 && box.label == "asked")
   }

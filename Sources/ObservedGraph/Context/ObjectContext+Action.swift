@@ -44,7 +44,10 @@ extension ObjectContext {
   /// outermost action names the group and ends the event. An inner action that throws takes back
   /// only its own changes; if the outer body catches the error, the outer action goes on. Called
   /// while a group opened by ``UndoLog/beginGroup()`` is open, the action's group folds into it
-  /// when it closes, and the event is still posted. Called from an observer while an undo or
+  /// when it closes, and the event is still posted. Called from an observer of a change made
+  /// outside any action, it ends the event in progress first, like any call outside an action,
+  /// so its changes are an undo group of their own; make the change in an action to have the
+  /// change and the observer's answer undone together. Called from an observer while an undo or
   /// redo runs, its changes join what the undo or redo gathers, like any change an observer makes
   /// then, and it posts nothing itself.
   ///
