@@ -10,9 +10,11 @@ extension BookStore {
     guard let log = context.undoLog else { return }
     let book = book("The first book")
     let pages = book.pages
-    try context.delete(book)
-    log.setActionName("Delete Book")
-    context.processPendingChanges()  // the end of the user event: one undo group
+    // One user action: one undo group named "Delete Book", one objects-did-change event. Had
+    // the closure thrown, the delete and its cascade would have been taken back.
+    try context.performAction("Delete Book") {
+      try context.delete(book)
+    }
     let cascaded = pages.filter(\.isDeleted).count
     print(
       "   deleted: book.isDeleted \(book.isDeleted); \(cascaded) of its \(pages.count) pages "

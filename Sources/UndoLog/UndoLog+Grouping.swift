@@ -232,8 +232,12 @@ extension UndoLog {
     if let parent = enclosing.popLast() {
       current = parent
       current.absorb(closed)
+      if let cleared = clearedRedo, cleared.level > groupingLevel {
+        clearedRedo = (groupingLevel, cleared.stack)
+      }
     } else {
       outermostOrigin = .explicit
+      clearedRedo = nil
       pushUndoGroup(closed)
     }
     emit(.didCloseGroup)

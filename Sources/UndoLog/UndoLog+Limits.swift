@@ -44,6 +44,7 @@ extension UndoLog {
     nextGroupID += 1
     undoStack.removeAll()
     redoStack.removeAll()
+    clearedRedo = nil
     if groupingLevel > 0 {
       current.steps.removeAll()
       current.byteSize = 0
@@ -77,6 +78,7 @@ extension UndoLog {
     endGrowth()
     undoStack.removeSteps(withTarget: target)
     redoStack.removeSteps(withTarget: target)
+    clearedRedo?.stack.removeSteps(withTarget: target)
     if groupingLevel > 0 {
       current.removeSteps(withTarget: target)
       for index in enclosing.indices {

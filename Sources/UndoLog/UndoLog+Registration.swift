@@ -93,6 +93,8 @@ extension UndoLog {
     endGrowth()
     if coalescingWindow != nil, coalesces(step) { return }
     if !isUndoing && !isRedoing && !redoStack.isEmpty {
+      // Kept until the outermost group closes, for a `discardGroup()` to put back.
+      clearedRedo = (max(groupingLevel, 1), redoStack)
       redoStack.removeAll()
     }
     let standalone = groupingLevel == 0 && !groupsByEvent

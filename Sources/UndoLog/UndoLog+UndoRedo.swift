@@ -122,7 +122,7 @@ extension UndoLog {
   ///
   /// Any groups open before (a subscriber of `willUndo` may open one) are set aside and restored,
   /// so the gathering group is always the outermost while the steps run.
-  private func replay(_ group: UndoGroup) -> UndoGroup? {
+  func replay(_ group: UndoGroup) -> UndoGroup? {
     endGrowth()
     defer { endGrowth() }
     let setAside = (current, enclosing, groupingLevel, outermostOrigin)

@@ -67,6 +67,10 @@ public final class UndoLog {
 
   var undoStack = GroupStack()
   var redoStack = GroupStack()
+  /// The redo groups a registration cleared while groups were open, with the level of the open
+  /// group that registration joined: ``discardGroup()`` of that group puts them back. Dropped when
+  /// the outermost group closes.
+  var clearedRedo: (level: Int, stack: GroupStack)?
   /// The id of the state below the oldest undo group: where undoing everything leads.
   var baseStateID: UInt64 = 0
   var nextGroupID: UInt64 = 1

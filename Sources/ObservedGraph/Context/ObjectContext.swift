@@ -58,6 +58,8 @@ public final class ObjectContext {
   /// The results of fetched properties, by object key and property name, kept until the object
   /// is refreshed or the context reset.
   var fetchedResults: [Int64: [String: [ManagedObject]]] = [:]
+  /// How many ``performAction(_:_:)`` bodies are running: an action inside another joins it.
+  var actionDepth = 0
   /// Open manual will/did brackets.
   @exclusivity(unchecked) var brackets = BracketTable()
   /// The class and entity of the last typed insert (see `entity(for:)`).

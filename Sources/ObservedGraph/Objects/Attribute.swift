@@ -53,6 +53,20 @@ public struct Attribute<Value: AttributeValue> {
     self.isTransient = transient
   }
 
+  /// Unavailable: a non-optional attribute needs a default value.
+  ///
+  /// Chosen by the compiler for `@Attribute var title: String` (no initial value, a type that is
+  /// not optional), so that the error says what to write instead of asking for
+  /// `ExpressibleByNilLiteral`.
+  @available(
+    *, unavailable,
+    message:
+      "give the attribute a default value, as in '@Attribute var title: String = \"\"', or make its type optional, as in '@Attribute var subtitle: String?'"
+  )
+  public init(transient: Bool = false) {
+    fatalError("unavailable")
+  }
+
   /// Unavailable: `@Attribute` works only in `ManagedObject` subclasses.
   @available(*, unavailable, message: "@Attribute can only be used in ManagedObject subclasses")
   public var wrappedValue: Value {

@@ -123,6 +123,19 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     case invalid
   }
 
+  /// Unavailable: objects are made by a context.
+  ///
+  /// Chosen by the compiler for `Book()`, so that the error says how to make an object instead
+  /// of asking for an argument.
+  @available(
+    *, unavailable,
+    message:
+      "objects are made by a context: 'context.insert(Book.self)', or 'try context.insertObject(forEntityName:)'"
+  )
+  public convenience init() {
+    fatalError("unavailable")
+  }
+
   /// Creates an object for a context. Only the library calls this; subclasses that override it
   /// must call `super.init(bootstrap)`.
   ///

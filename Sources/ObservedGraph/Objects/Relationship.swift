@@ -70,6 +70,39 @@ public struct Relationship<Value: RelationshipValue> {
     self.maxCount = Int32(clamping: maxCount)
   }
 
+  /// Unavailable: every relationship names its inverse.
+  ///
+  /// Chosen by the compiler for `@Relationship var books: Set<Book>` and for a declaration whose
+  /// arguments leave out `inverse:`, so that the error says what to write instead of "class has
+  /// no initializers".
+  @available(
+    *, unavailable,
+    message:
+      "name the inverse relationship on the other entity, as in '@Relationship(inverse: \"category\")', or say there is none: '@Relationship(inverse: .noInverse)'"
+  )
+  public init(
+    deleteRule: DeleteRule = .nullify, ordered: Bool? = nil, isOptional: Bool = true,
+    minCount: Int = 0, maxCount: Int = 0
+  ) {
+    fatalError("unavailable")
+  }
+
+  /// Unavailable: a relationship has no initial value.
+  ///
+  /// Chosen by the compiler for `@Relationship(inverse: "book") var pages: [Page] = []`.
+  @available(
+    *, unavailable,
+    message:
+      "a relationship starts empty and takes no initial value: remove '= ...' (set it after 'context.insert(_:)')"
+  )
+  public init(
+    wrappedValue: Value, inverse: RelationshipDescription.Inverse?,
+    deleteRule: DeleteRule = .nullify, ordered: Bool? = nil, isOptional: Bool = true,
+    minCount: Int = 0, maxCount: Int = 0
+  ) {
+    fatalError("unavailable")
+  }
+
   /// Unavailable: `@Relationship` works only in `ManagedObject` subclasses.
   @available(*, unavailable, message: "@Relationship can only be used in ManagedObject subclasses")
   public var wrappedValue: Value {
