@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "UndoLog", targets: ["UndoLog"]),
     .library(name: "ObservedGraphSQLite", targets: ["ObservedGraphSQLite"]),
     .executable(name: "bookstore", targets: ["bookstore"]),
+    .executable(name: "outliner", targets: ["outliner"]),
   ],
   targets: [
     .target(name: "UndoLog", swiftSettings: strictness + [invariants]),
@@ -41,6 +42,18 @@ let package = Package(
       name: "bookstore",
       dependencies: ["ObservedGraph", "UndoLog", "ObservedGraphSQLite"],
       path: "Examples/BookStore",
+      swiftSettings: strictness
+    ),
+    .executableTarget(
+      name: "outliner",
+      dependencies: ["ObservedGraph", "UndoLog", "ObservedGraphSQLite"],
+      path: "Examples/Outliner",
+      swiftSettings: strictness
+    ),
+    // Drives the `outliner` binary through pipes; the dependency builds it beside the tests.
+    .testTarget(
+      name: "OutlinerTests",
+      dependencies: ["outliner"],
       swiftSettings: strictness
     ),
     .testTarget(
