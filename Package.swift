@@ -48,12 +48,13 @@ let package = Package(
       name: "outliner",
       dependencies: ["ObservedGraph", "UndoLog", "ObservedGraphSQLite"],
       path: "Examples/Outliner",
+      exclude: ["README.md"],
       swiftSettings: strictness
     ),
-    // Drives the `outliner` binary through pipes; the dependency builds it beside the tests.
+    // Drives the `outliner` binary through pipes; depending on it builds it beside the tests.
     .testTarget(
       name: "OutlinerTests",
-      dependencies: ["outliner"],
+      dependencies: ["outliner", "ObservedGraph", "ObservedGraphSQLite"],
       swiftSettings: strictness
     ),
     .testTarget(

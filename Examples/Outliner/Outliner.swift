@@ -18,8 +18,8 @@ final class Outliner {
   private var heard: [ObjectsDidChange] = []
   private var subscription: ObservationToken?
 
-  /// Opens the outline in the SQLite file at `url`, making the file and its root note when the
-  /// file is new.
+  /// Opens the outline in the SQLite file at `url`, making the file when it is new, and saving a
+  /// root note into it when it has none.
   ///
   /// - Throws: What `SQLiteStore` throws for a file that is not an outline: not a database, a
   ///   store of another model.
@@ -27,17 +27,16 @@ final class Outliner {
     let model = try ObjectModel(types: [Note.self])
     container = PersistentContainer(store: try SQLiteStore(url: url, model: model))
     context = container.viewContext
-    // The root is the one note without a parent; the fetch gives them in identifier order.
+    // The root is the parentless note without a title (a command cannot make one); the fetch
+    // gives the parentless notes in identifier order.
     let parentless = try context.fetch(
       FetchRequest<Note>(matching: try FetchPredicate(format: "parent == nil")))
-    if let first = parentless.first {
-      root = first
-      // A file with several (written by another program) keeps them all, under the first.
-      for other in parentless.dropFirst() { root.children.append(other) }
-    } else {
-      root = context.insert(Note.self)
-      try context.save()
-    }
+    let found = parentless.first { $0.title.isEmpty }
+    root = found ?? context.insert(Note.self)
+    // A file written by another program may hold other parentless notes: they go at the top
+    // level, after the notes already there.
+    for note in parentless where note !== root { root.children.append(note) }
+    if context.hasChanges { try context.save() }
     context.processPendingChanges()  // opening is not an edit: nothing to undo, nothing heard
     context.undoLog = log
     subscription = context.onObjectsDidChange { [unowned self] event in heard.append(event) }

@@ -1,4 +1,6 @@
 import Foundation
+import ObservedGraph
+import ObservedGraphSQLite
 import Testing
 
 /// The outline in its SQLite file: what `save` wrote comes back when the file is opened again,
@@ -160,5 +162,98 @@ import Testing
     #expect(output.standardError.split(separator: "\n").count == 1)
     #expect(output.status == 1)
     #expect(try Data(contentsOf: file) == text)
+  }
+}
+
+/// The outliner's model as another program declares it, to write files the outliner then opens.
+final class Note: ManagedObject {
+  @Attribute var title: String = ""
+  @Relationship(inverse: "parent", deleteRule: .cascade, ordered: true) var children: [Note]
+  @Relationship(inverse: "children") var parent: Note?
+}
+
+/// A model that is not the outliner's.
+final class Chore: ManagedObject {
+  @Attribute var title: String = ""
+}
+
+extension OutlinerFileTests {
+  /// Makes a store at `url` with the classes' model, lets `fill` insert objects, and saves.
+  static func write(
+    _ url: URL, types: [ManagedObject.Type], _ fill: (ObjectContext) -> Void
+  ) throws {
+    let store = try SQLiteStore(url: url, model: try ObjectModel(types: types))
+    let container = PersistentContainer(store: store)
+    fill(container.viewContext)
+    try container.viewContext.save()
+    try store.close()
+  }
+
+  /// Notes another program saved without the outliner's root: every parentless note is shown at
+  /// the top level, in the order they were inserted, and the root the outliner adds is saved.
+  @Test func notesWithoutRoot() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.file("notes.sqlite")
+    try Self.write(file, types: [Note.self]) { context in
+      let work = context.insert(Note.self)
+      work.title = "Work"
+      let call = context.insert(Note.self)
+      call.title = "Call Bob"
+      call.parent = work
+      let home = context.insert(Note.self)
+      home.title = "Home"
+    }
+    let opened = "Opened notes.sqlite\n1 Work\n  1.1 Call Bob\n2 Home"
+    try OutlinerTests.expectSession(
+      on: file, opening: opened,
+      [
+        Step(
+          "show",
+          """
+          Outline
+          1 Work
+            1.1 Call Bob
+          2 Home
+          """)
+      ])
+    try OutlinerTests.expectSession(
+      on: file, opening: opened,
+      [
+        Step(
+          "up 2",
+          """
+          Moved 2 up: now 1
+          1 Home
+          2 Work
+            2.1 Call Bob
+          observed: updated top (children)
+          """),
+        Step(
+          "save",
+          """
+          Saved
+          1 Home
+          2 Work
+            2.1 Call Bob
+          """),
+      ])
+    try OutlinerTests.expectSession(
+      on: file, opening: "Opened notes.sqlite\n1 Home\n2 Work\n  2.1 Call Bob", [])
+  }
+
+  /// A store of another model is refused, naming the difference, and left as it was.
+  @Test func anotherModel() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.file("chores.sqlite")
+    try Self.write(file, types: [Chore.self]) { context in
+      context.insert(Chore.self).title = "Sweep"
+    }
+    let before = try Data(contentsOf: file)
+    let output = try OutlinerProcess.run("add Work\nsave\n", file: file)
+    #expect(output.standardOutput == "")
+    #expect(output.standardError.hasPrefix("outliner: cannot open \(file.path): "))
+    #expect(output.standardError.contains("Note"))
+    #expect(output.status == 1)
+    #expect(try Data(contentsOf: file) == before)
   }
 }
