@@ -40,40 +40,47 @@ guard arguments.count == 1 else {
   writeError(usage)
   exit(2)
 }
-let interactive = standardInputIsTerminal()
-let outliner = open(arguments[0])
-if interactive { write(["Type help for the commands."]) }
-
-var failures = 0
-while true {
-  if interactive { write(["> "], newline: false) }
-  guard let line = readLine() else {
-    if interactive { write([""]) }  // end the prompt's line after ^D
-    break
+/// Reads and runs commands until `quit` or the end of input, then closes the file.
+///
+/// The outline is a local, so it and its objects are released before the program exits.
+/// - Returns: The exit status.
+func session(on path: String) -> Int32 {
+  let interactive = standardInputIsTerminal()
+  let outliner = open(path)
+  if interactive { write(["Type help for the commands."]) }
+  var failures = 0
+  while true {
+    if interactive { write(["> "], newline: false) }
+    guard let line = readLine() else {
+      if interactive { write([""]) }  // end the prompt's line after ^D
+      break
+    }
+    let before = outliner.labels()
+    do {
+      guard let command = try Command(parsing: line) else { continue }
+      if command == .quit { break }
+      if command == .help {
+        write([Command.helpText])
+        continue
+      }
+      var output = [try outliner.run(command)] + outliner.treeLines()
+      if let observed = outliner.observedLine(outliner.takeObserved(), before: before) {
+        output.append(observed)
+      }
+      write(output)
+    } catch {
+      failures += 1
+      writeError("error: \(error)")
+    }
   }
-  let before = outliner.labels()
+  if outliner.context.hasChanges { write(["Unsaved changes dropped (save keeps them)"]) }
   do {
-    guard let command = try Command(parsing: line) else { continue }
-    if command == .quit { break }
-    if command == .help {
-      write([Command.helpText])
-      continue
-    }
-    var output = [try outliner.run(command)] + outliner.treeLines()
-    if let observed = outliner.observedLine(outliner.takeObserved(), before: before) {
-      output.append(observed)
-    }
-    write(output)
+    try outliner.close()
   } catch {
+    writeError("outliner: \(error)")
     failures += 1
-    writeError("error: \(error)")
   }
+  return !interactive && failures > 0 ? 1 : 0
 }
-if outliner.context.hasChanges { write(["Unsaved changes dropped (save keeps them)"]) }
-do {
-  try outliner.close()
-} catch {
-  writeError("outliner: \(error)")
-  failures += 1
-}
-exit(!interactive && failures > 0 ? 1 : 0)
+
+exit(session(on: arguments[0]))

@@ -51,8 +51,14 @@ struct OutlinerProcess {
     process.standardOutput = output
     process.standardError = errors
     try process.run()
+    // The watchdog ends as soon as the run does, so it keeps nothing alive.
     let guardian = Hang(process)
-    DispatchQueue.global().asyncAfter(deadline: .now() + 120) { guardian.terminate() }
+    let finished = DispatchSemaphore(value: 0)
+    let watchdog = Thread {
+      if finished.wait(timeout: .now() + 120) == .timedOut { guardian.terminate() }
+    }
+    watchdog.start()
+    defer { finished.signal() }
     // Standard error is read on another thread, so that neither pipe can fill up and stall.
     let errorText = Collected()
     let reading = DispatchGroup()
