@@ -126,9 +126,11 @@ import Testing
     #expect(output.status == 0)
   }
 
-  /// Without a file the outliner prints its usage and fails; `--help` prints it with the commands.
+  /// Without a file the outliner prints its usage and fails, reading none of its input (more
+  /// than a pipe holds, here); `--help` prints the usage with the commands.
   @Test func usage() throws {
-    let bare = try OutlinerProcess.run("", arguments: [])
+    let unread = String(repeating: "add Work\n", count: 20_000)
+    let bare = try OutlinerProcess.run(unread, arguments: [])
     #expect(bare.standardOutput == "")
     #expect(
       bare.standardError
