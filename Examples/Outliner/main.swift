@@ -40,6 +40,7 @@ guard arguments.count == 1 else {
   writeError(usage)
   exit(2)
 }
+
 /// Reads and runs commands until `quit` or the end of input, then closes the file.
 ///
 /// The outline is a local, so it and its objects are released before the program exits.
