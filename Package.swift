@@ -19,6 +19,7 @@ let package = Package(
     .executable(name: "bookstore", targets: ["bookstore"]),
     .executable(name: "inventory", targets: ["inventory"]),
     .executable(name: "league", targets: ["league"]),
+    .executable(name: "outliner", targets: ["outliner"]),
   ],
   targets: [
     .target(name: "UndoLog", swiftSettings: strictness + [invariants]),
@@ -60,6 +61,19 @@ let package = Package(
       dependencies: ["ObservedGraph", "UndoLog"],
       path: "Examples/League",
       exclude: ["README.md"],
+      swiftSettings: strictness
+    ),
+    .executableTarget(
+      name: "outliner",
+      dependencies: ["ObservedGraph", "UndoLog", "ObservedGraphSQLite"],
+      path: "Examples/Outliner",
+      exclude: ["README.md"],
+      swiftSettings: strictness
+    ),
+    // Drives the `outliner` binary through pipes; depending on it builds it beside the tests.
+    .testTarget(
+      name: "OutlinerTests",
+      dependencies: ["outliner", "ObservedGraph", "ObservedGraphSQLite"],
       swiftSettings: strictness
     ),
     .testTarget(

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// What the user types wrong: each bad line prints one error, changes nothing and records no undo
+/// group, and the session goes on.
+@Suite struct OutlinerInputTests {
+  static let setup = ["add Work", "add under 1 Call Bob", "add Home"]
+
+  /// What the three setup commands print.
+  static let setupPrinted = """
+    New outline notes.sqlite
+    (no notes)
+    Added 1 "Work"
+    1 Work
+    observed: inserted "Work"; updated top (children)
+    Added 1.1 "Call Bob"
+    1 Work
+      1.1 Call Bob
+    observed: inserted "Call Bob"; updated "Work" (children)
+    Added 2 "Home"
+    1 Work
+      1.1 Call Bob
+    2 Home
+    observed: inserted "Home"; updated top (children)
+
+    """
+
+  /// After the bad line, `undo` takes back the last setup command: the bad line left no group.
+  static let undonePrinted = """
+    Undo Add
+    1 Work
+      1.1 Call Bob
+    observed: updated top (children); deleted "Home"
+    Unsaved changes dropped (save keeps them)
+
+    """
+
+  @Test(arguments: [
+    ("bogus", "unknown command 'bogus' (type help for the list)"),
+    ("rename 3 X", "there is no note 3: the top level has 2 notes"),
+    ("rename 1.2 X", "there is no note 1.2: note 1 has 1 note"),
+    ("rename 1.1.1 X", "there is no note 1.1.1: note 1.1 has 0 notes"),
+    ("rename 2.1.1 X", "there is no note 2.1.1: note 2 has 0 notes"),
+    ("delete 0", "'0' is not a note's number (write it like 2 or 1.3)"),
+    ("delete 1..2", "'1..2' is not a note's number (write it like 2 or 1.3)"),
+    ("delete -1", "'-1' is not a note's number (write it like 2 or 1.3)"),
+    ("delete +1", "'+1' is not a note's number (write it like 2 or 1.3)"),
+    ("delete 1.", "'1.' is not a note's number (write it like 2 or 1.3)"),
+    (
+      "delete 99999999999999999999",
+      "'99999999999999999999' is not a note's number (write it like 2 or 1.3)"
+    ),
+    ("delete \u{661}", "'\u{661}' is not a note's number (write it like 2 or 1.3)"),
+    ("delete 1 2", "usage: delete PATH"),
+    ("delete", "usage: delete PATH"),
+    ("rename 1", "usage: rename PATH TITLE (a note needs a title)"),
+    ("rename 1   ", "usage: rename PATH TITLE (a note needs a title)"),
+    ("add", "usage: add TITLE (a note needs a title)"),
+    ("add under 1", "usage: add under PATH TITLE (a note needs a title)"),
+    ("add under x Title", "'x' is not a note's number (write it like 2 or 1.3)"),
+    ("add under 5 Title", "there is no note 5: the top level has 2 notes"),
+    ("indent 1", "cannot indent 1: there is no note above it to go under"),
+    ("indent 1.1", "cannot indent 1.1: there is no note above it to go under"),
+    ("outdent 2", "cannot outdent 2: it is at the top level"),
+    ("up 1", "cannot move 1 up: it is the first"),
+    ("down 2", "cannot move 2 down: it is the last"),
+    ("down 1.1", "cannot move 1.1 down: it is the last"),
+    ("move 1 to 1", "cannot move 1 under 1: it would be inside itself"),
+    ("move 1 to 1.1", "cannot move 1 under 1.1: it would be inside itself"),
+    ("move 1 to top 3", "cannot move 1 to position 3 at the top level: positions go from 1 to 2"),
+    ("move 2 to 1 3", "cannot move 2 to position 3 under 1: positions go from 1 to 2"),
+    ("move 1 to 2 0", "'0' is not a position (1 is the first)"),
+    ("move 1 to 2 first", "'first' is not a position (1 is the first)"),
+    ("move 1 to 2 1 1", "usage: move PATH to PARENT [N]"),
+    ("move 1 2", "usage: move PATH to PARENT [N]"),
+    ("move 1 to", "usage: move PATH to PARENT [N]"),
+    ("move 1 to nowhere", "'nowhere' is not a note's number (write it like 2 or 1.3)"),
+    ("move 1 to 3", "there is no note 3: the top level has 2 notes"),
+    ("show all", "usage: show"),
+    ("undo 2", "usage: undo"),
+  ])
+  func badLine(line: String, error: String) throws {
+    let folder = try TemporaryFolder()
+    let script = (Self.setup + [line, "undo"]).map { $0 + "\n" }.joined()
+    let output = try OutlinerProcess.run(script, file: folder.file("notes.sqlite"))
+    #expect(output.standardError == "error: \(error)\n")
+    #expect(output.standardOutput == Self.setupPrinted + Self.undonePrinted)
+    #expect(output.status == 1)  // piped: a failed command makes the run fail at its end
+  }
+
+  /// Blank lines and `#` comments are skipped; `quit` ends the session before later lines.
+  @Test func commentsAndQuit() throws {
+    let folder = try TemporaryFolder()
+    let script = "\n   \n# a comment\nadd Work\n  # indented comment\nquit\nadd Home\n"
+    let output = try OutlinerProcess.run(script, file: folder.file("notes.sqlite"))
+    #expect(
+      output.standardOutput == """
+        New outline notes.sqlite
+        (no notes)
+        Added 1 "Work"
+        1 Work
+        observed: inserted "Work"; updated top (children)
+        Unsaved changes dropped (save keeps them)
+
+        """)
+    #expect(output.standardError == "")
+    #expect(output.status == 0)
+  }
+
+  /// `help` lists every command and prints no tree.
+  @Test func help() throws {
+    let folder = try TemporaryFolder()
+    let output = try OutlinerProcess.run("help\n", file: folder.file("notes.sqlite"))
+    let lines = output.standardOutput.split(separator: "\n").map(String.init)
+    #expect(lines.first == "New outline notes.sqlite")
+    #expect(lines.dropFirst().first == "(no notes)")
+    #expect(lines.dropFirst(2).first?.hasPrefix("Commands") == true)
+    for usage in [
+      "add TITLE", "add under PATH TITLE", "rename PATH TITLE", "indent PATH", "outdent PATH",
+      "up PATH, down PATH", "move PATH to PARENT [N]", "delete PATH", "undo, redo", "save", "show",
+      "help", "quit",
+    ] {
+      #expect(lines.contains { $0.hasPrefix("  \(usage) ") }, "help lacks \(usage)")
+    }
+    #expect(!lines.contains { $0.hasPrefix("1 ") || $0 == "Outline" })
+    #expect(output.status == 0)
+  }
+
+  /// Without a file the outliner prints its usage and fails, reading none of its input (more
+  /// than a pipe holds, here); `--help` prints the usage with the commands.
+  @Test func usage() throws {
+    let unread = String(repeating: "add Work\n", count: 20_000)
+    let bare = try OutlinerProcess.run(unread, arguments: [])
+    #expect(bare.standardOutput == "")
+    #expect(
+      bare.standardError
+        == "usage: outliner FILE.sqlite  (opens the outline in FILE, making it when new)\n")
+    #expect(bare.status == 2)
+    let help = try OutlinerProcess.run("", arguments: ["--help"])
+    #expect(help.standardOutput.hasPrefix("usage: outliner FILE.sqlite"))
+    #expect(help.standardOutput.contains("  move PATH to PARENT [N] "))
+    #expect(help.standardError == "")
+    #expect(help.status == 0)
+  }
+}
