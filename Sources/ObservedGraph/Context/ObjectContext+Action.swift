@@ -3,9 +3,9 @@ import UndoLog
 /// User actions: one call that makes a closure's changes one named undo group and one
 /// objects-did-change event, and takes them back if the closure throws.
 ///
-/// An action opens an explicit group in the undo log (``UndoLog/beginGroup()``), runs the body,
+/// An action opens an explicit group in the undo log (`UndoLog.beginGroup()`), runs the body,
 /// names the group and closes it, then ends the user event (``processPendingChanges()``). When the
-/// body throws, ``UndoLog/discardGroup()`` replays the group's steps as an undo would and drops
+/// body throws, `UndoLog.discardGroup()` replays the group's steps as an undo would and drops
 /// them, with the redo groups they cleared put back. Without a log that records, the body's
 /// changes are recorded in a private log for as long as it runs, only so they can be taken back.
 extension ObjectContext {
@@ -43,7 +43,7 @@ extension ObjectContext {
   /// **Nesting.** An action inside another action's body joins the outer action's group: the
   /// outermost action names the group and ends the event. An inner action that throws takes back
   /// only its own changes; if the outer body catches the error, the outer action goes on. Called
-  /// while a group opened by ``UndoLog/beginGroup()`` is open, the action's group folds into it
+  /// while a group opened by `UndoLog.beginGroup()` is open, the action's group folds into it
   /// when it closes, and the event is still posted. Called from an observer of a change made
   /// outside any action, it ends the event in progress first, like any call outside an action,
   /// so its changes are an undo group of their own; make the change in an action to have the
@@ -61,13 +61,13 @@ extension ObjectContext {
   /// wrote, and the objects the action changed differ from it again afterwards (`hasChanges`),
   /// as after an undo that follows a save.
   ///
-  /// The body must leave the undo log's groups as it found them (every ``UndoLog/beginGroup()``
+  /// The body must leave the undo log's groups as it found them (every `UndoLog.beginGroup()`
   /// ended) and must not replace ``undoLog``; otherwise the program stops with a message.
   /// Calling ``processPendingChanges()`` in the body posts what is pending so far but does not
   /// end the action's undo group.
   ///
   /// - Parameters:
-  ///   - name: The action's name, for an "Undo \<name\>" menu item (``UndoLog/undoActionName``).
+  ///   - name: The action's name, for an "Undo \<name\>" menu item (`UndoLog.undoActionName`).
   ///   - body: The changes of the action. It may throw; then nothing it changed stays.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws, after its changes were taken back. A body that cannot throw
