@@ -42,16 +42,17 @@ extension ObjectContext {
 
   /// The object of a key a store's row names, of an entity of the context's model: the
   /// registered one, or a new fault (batchable when its values do not come with the row).
-  /// Nil when the key belongs to an object of another entity or to one that left the context
-  /// other than by a saved deletion.
+  /// Nil when the key belongs to an object of another entity.
   func objectForLoad(_ entity: EntityDescription, key: Int64, batchable: Bool) -> ManagedObject? {
     if let object = registry.registeredObject(key: key) {
       return object.entity === entity ? object : nil
     }
     if let object = registry.detachedObject(key: key) {
-      // A row naming an object whose deletion was saved (a no-action reference) names the
-      // object still held (by the undo log), as an object that stayed in memory does.
-      return object.entity === entity && object.isDeletedFlag ? object : nil
+      // A row can only name a key the store once had: a detached object with it left the store
+      // (its deletion was saved, or an undo brought it back and a rollback took it out again).
+      // The row (a no-action reference) names the object still held (by the undo log), as an
+      // object that stayed in memory does.
+      return object.entity === entity ? object : nil
     }
     return fault(entity, key: key, batchable: batchable)
   }

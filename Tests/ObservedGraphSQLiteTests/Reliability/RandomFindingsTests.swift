@@ -215,4 +215,65 @@ import UndoLog
     let note = try world.context.existingObject(with: noteID)
     #expect(try note.value(forKey: "bin") as? ManagedObject === bin)
   }
+
+  /// A note names a bin whose deletion under a no-action rule was saved; deleting the note and
+  /// rolling back brings it back naming that bin, as the file does.
+  @Test(arguments: 0..<4)
+  func rollingBackTheDeletionOfANoteThatNamesASavedDeletedBin(_ variant: Int) throws {
+    let world = try World()
+    var note = world.context.insert(RNote.self)
+    let noteID = note.objectID
+    let binID: ObjectID
+    do {
+      let bin = world.context.insert(RBin.self)
+      binID = bin.objectID
+      note.bin = bin
+      try world.save()
+      try world.context.delete(bin)
+      try world.save()
+    }
+    if variant & 1 == 1 { world.log.removeAllActions() }
+    if variant & 2 == 2 {
+      world.context.reset()
+      note = try #require(try world.context.existingObject(with: noteID) as? RNote)
+    }
+    try world.context.delete(note)
+    world.context.rollback()
+    #expect(!note.isDeleted)
+    #expect((try note.value(forKey: "bin") as? ManagedObject)?.objectID == binID)
+  }
+
+  /// A bin whose deletion was saved comes back by undo (as a new insert, its row being gone),
+  /// and a rollback takes it out again; a note loaded afterwards whose row names the bin reads
+  /// it, not nil (a note that stayed in memory names it too).
+  @Test func aRowNamingAnObjectAnUndoBroughtBackAndARollbackTookOutReadsIt() throws {
+    let world = try World()
+    let (noteID, binID): (ObjectID, ObjectID)
+    var folders: [ObjectID] = []
+    do {
+      let note = world.context.insert(RNote.self)
+      let bin = world.context.insert(RBin.self)
+      note.bin = bin
+      (noteID, binID) = (note.objectID, bin.objectID)
+      for _ in 0..<9 {
+        let folder = world.context.insert(RFolder.self)
+        world.context.insert(RNote.self).folder = folder
+        folders.append(folder.objectID)
+      }
+      try world.save()
+      world.log.removeAllActions()
+      try world.context.delete(bin)
+      try world.save()
+    }
+    try world.log.undo()
+    let bin = try #require(world.context.registeredObjects.first { $0.objectID == binID })
+    #expect(bin.isInserted)
+    world.context.rollback()
+    #expect(bin.context == nil || !world.context.registeredObjects.contains(bin))
+    // Loading other to-manys lets the note leave memory.
+    for id in folders { _ = try #require(world.context.existingObject(with: id) as? RFolder).notes }
+    #expect(!world.context.registeredObjects.contains { $0.objectID == noteID })
+    let note = try world.context.existingObject(with: noteID)
+    #expect(try note.value(forKey: "bin") as? ManagedObject === bin)
+  }
 }
