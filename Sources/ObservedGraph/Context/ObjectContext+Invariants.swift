@@ -93,8 +93,13 @@ extension ObjectContext {
         }
         guard let inverse = property.inverse else { continue }
         for member in members where member.isLive && !member.isFaultFlag {
-          guard let others = member.loadedMembers(inverse) else { continue }
-          let back = others.contains { $0 === object }
+          // A to-many tests membership in O(1): every member of a large to-many points back to
+          // its owner, so a scan would make the check quadratic.
+          guard !member.isToManyFault(inverse) else { continue }
+          let back =
+            inverse.isToMany
+            ? member.collection(inverse)?.contains(object) == true
+            : member.toOne(inverse) === object
           precondition(
             back,
             "\(object.objectID).\(property.name) holds \(member.objectID), but "
