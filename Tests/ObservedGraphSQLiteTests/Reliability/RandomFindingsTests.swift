@@ -35,6 +35,26 @@ import UndoLog
       try context.save()
     }
 
+    /// A saved note in a bin, beside nine saved folders with a note each: loading the folders'
+    /// notes (more to-manys than a context keeps loaded) lets a note nothing holds leave memory.
+    func noteInABinBesideNineFolders() throws -> (note: ObjectID, bin: ObjectID, [ObjectID]) {
+      let note = context.insert(RNote.self)
+      let bin = context.insert(RBin.self)
+      note.bin = bin
+      let folders = (0..<9).map { _ in
+        let folder = context.insert(RFolder.self)
+        context.insert(RNote.self).folder = folder
+        return folder.objectID
+      }
+      try save()
+      return (note.objectID, bin.objectID, folders)
+    }
+
+    /// Loads the notes of each folder.
+    func loadNotes(of folders: [ObjectID]) throws {
+      for id in folders { _ = try #require(context.existingObject(with: id) as? RFolder).notes }
+    }
+
     func all(_ entity: String) throws -> [ObjectID] {
       try context.fetch(FetchRequest<ManagedObject>(entityName: entity)).map(\.objectID)
     }
@@ -191,25 +211,11 @@ import UndoLog
   /// stayed in memory does, not nil.
   @Test func aRowNamingAHeldObjectWhoseDeletionWasSavedReadsIt() throws {
     let world = try World()
-    let (noteID, binID): (ObjectID, ObjectID)
-    var folders: [ObjectID] = []
-    do {
-      let note = world.context.insert(RNote.self)
-      let bin = world.context.insert(RBin.self)
-      note.bin = bin
-      (noteID, binID) = (note.objectID, bin.objectID)
-      for _ in 0..<9 {
-        let folder = world.context.insert(RFolder.self)
-        world.context.insert(RNote.self).folder = folder
-        folders.append(folder.objectID)
-      }
-      try world.save()
-    }
+    let (noteID, binID, folders) = try world.noteInABinBesideNineFolders()
     world.context.reset()
     let bin = try world.context.existingObject(with: binID)
     try world.context.delete(bin)  // loads the bin's notes
-    // Loading other to-manys lets the note leave memory.
-    for id in folders { _ = try #require(world.context.existingObject(with: id) as? RFolder).notes }
+    try world.loadNotes(of: folders)  // lets the note leave memory
     #expect(!world.context.registeredObjects.contains { $0.objectID == noteID })
     try world.save()
     let note = try world.context.existingObject(with: noteID)
@@ -248,30 +254,16 @@ import UndoLog
   /// it, not nil (a note that stayed in memory names it too).
   @Test func aRowNamingAnObjectAnUndoBroughtBackAndARollbackTookOutReadsIt() throws {
     let world = try World()
-    let (noteID, binID): (ObjectID, ObjectID)
-    var folders: [ObjectID] = []
-    do {
-      let note = world.context.insert(RNote.self)
-      let bin = world.context.insert(RBin.self)
-      note.bin = bin
-      (noteID, binID) = (note.objectID, bin.objectID)
-      for _ in 0..<9 {
-        let folder = world.context.insert(RFolder.self)
-        world.context.insert(RNote.self).folder = folder
-        folders.append(folder.objectID)
-      }
-      try world.save()
-      world.log.removeAllActions()
-      try world.context.delete(bin)
-      try world.save()
-    }
+    let (noteID, binID, folders) = try world.noteInABinBesideNineFolders()
+    world.log.removeAllActions()
+    try world.context.delete(try world.context.existingObject(with: binID))
+    try world.save()
     try world.log.undo()
     let bin = try #require(world.context.registeredObjects.first { $0.objectID == binID })
     #expect(bin.isInserted)
     world.context.rollback()
     #expect(bin.context == nil || !world.context.registeredObjects.contains(bin))
-    // Loading other to-manys lets the note leave memory.
-    for id in folders { _ = try #require(world.context.existingObject(with: id) as? RFolder).notes }
+    try world.loadNotes(of: folders)  // lets the note leave memory
     #expect(!world.context.registeredObjects.contains { $0.objectID == noteID })
     let note = try world.context.existingObject(with: noteID)
     #expect(try note.value(forKey: "bin") as? ManagedObject === bin)
