@@ -58,8 +58,8 @@ final class ChangeTracker {
   }
 
   /// Tracks a slot an edit is about to store into; for a replayed change (undo or redo), from
-  /// the tracking state its step recorded (`restoring`). Returns the committed value the slot must hold after the store to
-  /// count as unchanged (see ``settle(_:_:committed:)``), or nil.
+  /// the tracking state its step recorded (`restoring`). Returns the committed value the slot
+  /// must hold after the store to count as unchanged (see ``settle(_:_:committed:)``), or nil.
   ///
   /// When `restores` (the slot is still tracked as changed), the recorded state comes back, but
   /// with the committed value the slot has now: a save since the step was recorded makes the one
