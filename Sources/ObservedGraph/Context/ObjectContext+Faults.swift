@@ -47,14 +47,15 @@ extension ObjectContext {
     if let object = registry.registeredObject(key: key) {
       return object.entity === entity ? object : nil
     }
-    if let object = registry.detachedObject(key: key) {
-      // A row can only name a key the store once had: a detached object with it left the store
-      // (its deletion was saved, or an undo brought it back and a rollback took it out again).
-      // The row (a no-action reference) names the object still held (by the undo log), as an
-      // object that stayed in memory does.
-      return object.entity === entity ? object : nil
+    if let fault = fault(entity, key: key, batchable: batchable) { return fault }
+    // No fault for a key a detached object holds. A row can only name a key the store once had:
+    // a detached object with it left the store (its deletion was saved, or an undo brought it
+    // back and a rollback took it out again). The row (a no-action reference) names the object
+    // still held (by the undo log), as an object that stayed in memory does.
+    guard let object = registry.detachedObject(key: key), object.entity === entity else {
+      return nil
     }
-    return fault(entity, key: key, batchable: batchable)
+    return object
   }
 
   /// Other faults to load with `object`: up to ``faultBatchSize`` − 1 of those waiting (or the
