@@ -73,7 +73,7 @@ final class ChangeTracker {
       track(object, slot, original: valueBefore)
       return nil
     }
-    let saved = object.changes.contains(slot) ? object.changes.originals[slot] : valueBefore()
+    let saved = object.changes.contains(slot) ? object.changes.original(slot) : valueBefore()
     restore(object, slot, to: restoring)
     if restoring == .unchanged { return saved }
     if let saved, !object.isInsertedFlag { object.changes.originals[slot] = saved }
@@ -83,20 +83,13 @@ final class ChangeTracker {
   /// After a replayed change stored: a slot put back to unchanged that does not hold its
   /// committed value (a save came between the change and its undo or redo) stays a change.
   func settle(_ object: ManagedObject, _ property: Property, committed: SnapshotValue) {
-    let current = object.snapshotValue(property)
-    var holds = current == committed
-    if property.isToMany && !property.isOrdered, case .toMany(let saved) = committed,
-      case .toMany(let members) = current
-    {
-      holds = Set(saved) == Set(members)
-    }
-    if !holds { track(object, property.slot) { committed } }
+    if !object.holds(committed, property) { track(object, property.slot) { committed } }
   }
 
   /// The tracking state of a slot now, to record with an undo step.
   func state(of object: ManagedObject, _ slot: Int) -> SlotTracking {
     guard object.changes.contains(slot) else { return .unchanged }
-    guard let original = object.changes.originals[slot] else { return .changed }
+    guard let original = object.changes.original(slot) else { return .changed }
     return .changedFrom(original)
   }
 

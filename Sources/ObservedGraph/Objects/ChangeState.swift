@@ -40,6 +40,10 @@ struct ChangeState {
   }
 
   /// The committed value of each changed slot, for objects that have been saved.
+  /// The committed value of a slot, read where it is kept (``originals`` hands out a copy of
+  /// the whole table: a retain and a release per read, on the undo path of every slot).
+  func original(_ slot: Int) -> SnapshotValue? { overflow?.originals[slot] }
+
   var originals: CommittedValues {
     get { overflow?.originals ?? CommittedValues() }
     _modify { yield &uniqueOverflow().originals }

@@ -427,6 +427,30 @@ extension ManagedObject {
     return .attribute(property.storedValue(of: read(property.slot, tracking: false)))
   }
 
+  /// Whether a slot holds `value` (an unordered to-many in any order), without making the slot's
+  /// ``snapshotValue(_:)``: a relationship's objects are compared with the identifiers in place
+  /// (benchmark row "undo of the cascade delete": every slot it puts back is checked).
+  func holds(_ value: SnapshotValue, _ property: Property) -> Bool {
+    switch value {
+    case .toMany(let saved) where property.isToMany:
+      guard let collection = collection(property) else { return saved.isEmpty }
+      guard collection.count == saved.count else { return false }
+      var inOrder = true
+      for (index, reference) in collection.references.enumerated()
+      where !saved[index].names(reference.takeUnretainedValue()) {
+        inOrder = false
+        break
+      }
+      guard !inOrder && !property.isOrdered else { return inOrder }
+      return Set(collection.items.map(\.objectID)) == Set(saved)
+    case .toOne(let saved) where property.isToOne:
+      guard let object = toOne(property) else { return saved == nil }
+      return saved?.names(object) == true
+    default:
+      return snapshotValue(property) == value
+    }
+  }
+
   /// The attribute values, for bringing the object back from an undo step.
   func attributeSnapshot() -> ObjectSnapshot {
     if isFaultFlag { fulfilFaultOrStop() }

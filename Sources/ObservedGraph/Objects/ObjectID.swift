@@ -52,6 +52,13 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Hashes the key (unique within a store).
+  /// Whether this is `object`'s identifier, compared field by field without making the
+  /// object's identifier.
+  func names(_ object: ManagedObject) -> Bool {
+    key == object.objectKey && entityName == object.entity.name
+      && storeIdentifier == (object.link?.storeIdentifier ?? ObjectID.noStore)
+  }
+
   public func hash(into hasher: inout Hasher) {
     hasher.combine(key)
   }
