@@ -19,10 +19,12 @@ extension ObjectContext {
     case .toOne(let object, let property, let new):
       try preloadRelationshipChange(of: object, property, others: new.map { [$0] } ?? [])
     case .replaceMembers(let object, let property, let objects),
-      .assignMembers(let object, let property, let objects),
-      .insertMembers(let object, let property, let objects, _),
-      .removeMembers(let object, let property, let objects):
+      .assignMembers(let object, let property, let objects):
       try preloadRelationshipChange(of: object, property, others: objects)
+    case .insertMembers(let object, let property, let objects, _),
+      .removeMembers(let object, let property, let objects):
+      try preloadRelationshipChange(
+        of: object, property, others: objects, keepsOtherMembers: true)
     default: []
     }
   }
@@ -32,17 +34,23 @@ extension ObjectContext {
   /// relationship of the object each other one would leave (a steal). Nothing in a context
   /// without a store (nothing can be a fault there).
   ///
+  /// - Parameter keepsOtherMembers: When the change inserts or removes `others` only, the
+  ///   members it leaves in place are not read: loading them would make adding one member to a
+  ///   relationship of *m* cost O(*m*).
   /// - Returns: The objects loaded, for the caller to hold until the change is made (a loaded
   ///   to-many does not keep its members in memory).
   func preloadRelationshipChange(
-    of object: ManagedObject, _ property: Property, others: [ManagedObject]
+    of object: ManagedObject, _ property: Property, others: [ManagedObject],
+    keepsOtherMembers: Bool = false
   ) throws -> [ManagedObject] {
     guard store != nil else { return [] }
     var held: [ManagedObject] = []
     try object.fulfilFault()
     var reached = others
     if property.isToMany {
-      if let collection = try object.loadToMany(property) { reached += collection.items }
+      if let collection = try object.loadToMany(property), !keepsOtherMembers {
+        reached += collection.items
+      }
     } else if let old = object.toOne(property) {
       reached.append(old)
     }

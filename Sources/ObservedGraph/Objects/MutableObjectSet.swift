@@ -36,7 +36,11 @@ public struct MutableObjectSet: Sequence {
     // no-action rule may have left a deleted one).
     if owner.collection(property)?.contains(object) == true { return }
     try context.checkRelatable(object, for: property, of: owner)
-    let held = try context.preloadRelationshipChange(of: owner, property, others: [object])
+    let held =
+      context.store == nil
+      ? []
+      : try context.preloadRelationshipChange(
+        of: owner, property, others: [object], keepsOtherMembers: true)
     defer { withExtendedLifetime(held) {} }
     // One member, checked: the quiet insertion when nothing hears it (benchmark row "to-many insert
     // with inverse upkeep").
