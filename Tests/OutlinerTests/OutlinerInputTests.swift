@@ -161,6 +161,60 @@ import Testing
     }
   }
 
+  /// On a terminal, `quit` with unsaved changes asks: `c` goes back to the prompt, an answer
+  /// that is none of the three asks again, `s` saves and leaves; then `quit` leaves at once, `d`
+  /// drops the changes, and ^D with unsaved changes warns.
+  @Test func quitOnATerminalAsks() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.file("notes.sqlite")
+    let question = "Save the changes to notes.sqlite before quitting? (s)ave, (d)iscard, (c)ancel: "
+    let saved = try OutlinerProcess.runOnTerminal("add Work\nquit\nc\nquit\nx\ns\n", file: file)
+    #expect(
+      saved.standardOutput == """
+        New outline notes.sqlite
+        (no notes)
+        Type help for the commands.
+        > Added 1 "Work"
+        1 Work
+        observed: inserted "Work"; updated top (children)
+        > \(question)> \(question)\(question)Saved
+
+        """)
+    #expect(saved.standardError == "")
+    #expect(saved.status == 0)
+
+    let dropped = try OutlinerProcess.runOnTerminal("add Home\nquit\nd\n", file: file)
+    #expect(
+      dropped.standardOutput == """
+        Opened notes.sqlite
+        1 Work
+        Type help for the commands.
+        > Added 2 "Home"
+        1 Work
+        2 Home
+        observed: inserted "Home"; updated top (children)
+        > \(question)Unsaved changes dropped
+
+        """)
+    #expect(dropped.status == 0)
+
+    let ended = try OutlinerProcess.runOnTerminal("add Home\n\u{4}", file: file)
+    #expect(
+      ended.standardOutput == """
+        Opened notes.sqlite
+        1 Work
+        Type help for the commands.
+        > Added 2 "Home"
+        1 Work
+        2 Home
+        observed: inserted "Home"; updated top (children)
+        >\u{20}
+        Warning: the input ended with unsaved changes; they are dropped (save keeps them)
+
+        """)
+    #expect(ended.status == 0)
+  }
+
   /// The answers to the question a terminal asks before `quit` drops unsaved changes.
   @Test func quitAnswers() {
     #expect(QuitAnswer("s") == .save)
