@@ -89,7 +89,7 @@ let package = Package(
     // Runs each example's steps and compares what they print, line by line.
     .testTarget(
       name: "ExamplesTests",
-      dependencies: ["inventory", "league", "ObservedGraph", "ObservedGraphSQLite"],
+      dependencies: ["inventory", "league", "bookstore", "ObservedGraph", "ObservedGraphSQLite"],
       swiftSettings: strictness
     ),
     .testTarget(

@@ -24,3 +24,14 @@ extension BookStore {
         + "\(context.updatedObjects.count) updated, \(context.deletedObjects.count) deleted")
   }
 }
+
+/// What the books' lifecycle hooks (`awakeFromFetch`, `willTurnIntoFault`) report, held until the
+/// demo prints its next line. A store loads a batch of rows, and a save turns its objects into
+/// faults, in no defined order; sorted, each batch prints the same on every run.
+let hookLines = TraceLines()
+
+/// Prints one line of the demo, after the hook lines that came before it, sorted.
+func print(_ line: String) {
+  for hookLine in hookLines.takeSorted() { Swift.print("   \(hookLine)") }
+  Swift.print(line)
+}

@@ -32,12 +32,12 @@ extension BookStore {
   }
 
   /// Opens the file with the SQL trace on and reads one book: the trace shows what the fault
-  /// cost. `OBSERVEDGRAPH_SQL_DEBUG=1 swift run bookstore` traces every statement of the demo.
+  /// cost (its statements; their times vary from run to run and are left out). `OBSERVEDGRAPH_SQL_DEBUG=1 swift run bookstore` traces every statement of the demo.
   func traceOneFault() throws {
     beginStep("The SQL of one fault, with the store's trace on")
     let lines = TraceLines()
     var options = SQLiteStore.Options()
-    options.sqlTrace = { lines.append($0) }
+    options.sqlTrace = { lines.append(withoutTime($0)) }
     let traced = PersistentContainer(
       store: try SQLiteStore(url: storeURL, model: context.model, options: options))
     lines.removeAll()  // opening the store ran statements of its own
@@ -60,4 +60,21 @@ final class TraceLines: @unchecked Sendable {
   func append(_ line: String) { lock.withLock { lines.append(line) } }
   func removeAll() { lock.withLock { lines.removeAll() } }
   var all: [String] { lock.withLock { lines } }
+
+  /// Returns the lines collected so far, sorted, and forgets them.
+  func takeSorted() -> [String] {
+    lock.withLock {
+      defer { lines.removeAll() }
+      return lines.sorted()
+    }
+  }
+}
+
+/// A trace line without its time: `... [5] (0.016 ms)` becomes `... [5]`, so that the demo prints
+/// the same lines on every run.
+func withoutTime(_ line: String) -> String {
+  guard line.hasSuffix(" ms)"), let open = line.range(of: " (", options: .backwards) else {
+    return line
+  }
+  return String(line[..<open.lowerBound])
 }

@@ -32,6 +32,7 @@ final class BookStore {
 
   /// Closes the store and removes its folder.
   func finish() throws {
+    print("\nDone.")  // also prints the last hook lines
     try container.store.close()
     try FileManager.default.removeItem(at: folder)
   }

@@ -20,15 +20,17 @@ final class Book: ManagedObject {
   @Relationship(inverse: "book", deleteRule: .cascade, ordered: true) var pages: [Page]
 
   /// Called each time the book's values are loaded from the store (seed 000's "Book fetched").
+  /// The store loads several rows at once in no defined order, so the line waits in `hookLines`
+  /// and is printed, sorted with the others of its batch, before the demo's next line.
   override func awakeFromFetch() {
     super.awakeFromFetch()
-    print("   Book fetched: \(title)")
+    hookLines.append("Book fetched: \(title)")
   }
 
   /// Called before a refresh drops the book's values; they are still readable here.
   override func willTurnIntoFault() {
     super.willTurnIntoFault()
-    print("   Book will turn into a fault: \(title)")
+    hookLines.append("Book will turn into a fault: \(title)")
   }
 }
 

@@ -19,7 +19,10 @@ enum Command: Equatable {
   case save
   case show
   case help
+  /// Leaves; with unsaved changes it asks first (on a terminal) or refuses (piped).
   case quit
+  /// Leaves, dropping unsaved changes (`quit!`).
+  case quitDiscarding
 
   /// What `help` prints.
   static let helpText = """
@@ -37,7 +40,9 @@ enum Command: Equatable {
       save                         write the outline to its file
       show                         print the tree
       help                         print this list
-      quit                         leave (unsaved changes are dropped)
+      quit                         leave; with unsaved changes, ask first to save them
+                                   (piped: refuse, and go on)
+      quit!                        leave, dropping unsaved changes
     """
 
   /// Reads one line; blank lines and lines starting with `#` are nil.
@@ -99,6 +104,9 @@ enum Command: Equatable {
     case "quit", "exit":
       try words.end(usage: "quit")
       self = .quit
+    case "quit!", "exit!":
+      try words.end(usage: "quit!")
+      self = .quitDiscarding
     default: throw OutlinerError("unknown command '\(verb)' (type help for the list)")
     }
   }

@@ -37,7 +37,7 @@ extension Outliner {
       try context.save()
       return "Saved"
     case .show: return "Outline"
-    case .help, .quit: return ""
+    case .help, .quit, .quitDiscarding: return ""
     }
   }
 

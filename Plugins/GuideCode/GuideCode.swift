@@ -1,9 +1,10 @@
 import Foundation
 import PackagePlugin
 
-/// Compiles the guides: runs GuideExtractor over README.md and every Docs/*.md, and adds the
-/// Swift files it writes to the target (GuideTests), so that `swift test` compiles the guides as
-/// they are now and runs each one's first block.
+/// Compiles the guides: runs GuideExtractor over README.md, every Docs/*.md and every article of
+/// the DocC catalogs (Sources/<Module>/<Module>.docc, with its subfolders), and adds the Swift
+/// files it writes to the target (GuideTests), so that `swift test` compiles the guides as they
+/// are now and runs each one's first block.
 @main
 struct GuideCode: BuildToolPlugin {
   func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
@@ -13,15 +14,20 @@ struct GuideCode: BuildToolPlugin {
       atPath: docs.path(percentEncoded: false)
     )
     .filter { $0.hasSuffix(".md") }.sorted()
-    let guides = [package.appending(path: "README.md")] + names.map { docs.appending(path: $0) }
+    let guides =
+      [package.appending(path: "README.md")] + names.map { docs.appending(path: $0) }
+      + (try catalogArticles(in: package.appending(path: "Sources")))
     let output = context.pluginWorkDirectoryURL.appending(path: "Guides")
     try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
     var outputs = [output.appending(path: "GuideIndex.swift")]
     for guide in guides {
-      let name = String(
-        guide.deletingPathExtension().lastPathComponent.map {
-          $0.isLetter || $0.isNumber ? $0 : "_"
-        })
+      // GuideExtractor names the files the same way: an article by its catalog and its name
+      // (`ObservedGraph.docc/GettingStarted` is `ObservedGraph_docc_GettingStarted`).
+      var name = guide.deletingPathExtension().lastPathComponent
+      if let catalog = guide.pathComponents.last(where: { $0.hasSuffix(".docc") }) {
+        name = catalog + "/" + name
+      }
+      name = String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })
       // A fixed set of files per guide, so the list does not depend on what the guide says:
       // SwiftPM keeps the commands of a build tool plugin until the package changes.
       for number in 0..<4 {
@@ -39,4 +45,22 @@ struct GuideCode: BuildToolPlugin {
         outputFiles: outputs)
     ]
   }
+}
+
+/// The markdown files of every DocC catalog under `sources` (`<Module>/<Module>.docc/**/*.md`),
+/// sorted by path.
+private func catalogArticles(in sources: URL) throws -> [URL] {
+  let files = FileManager.default
+  var articles: [URL] = []
+  let modules = try files.contentsOfDirectory(atPath: sources.path(percentEncoded: false)).sorted()
+  for module in modules {
+    let folder = sources.appending(path: module)
+    let entries = (try? files.contentsOfDirectory(atPath: folder.path(percentEncoded: false))) ?? []
+    for catalog in entries.sorted() where catalog.hasSuffix(".docc") {
+      let root = folder.appending(path: catalog)
+      let paths = files.subpaths(atPath: root.path(percentEncoded: false)) ?? []
+      articles += paths.filter { $0.hasSuffix(".md") }.sorted().map { root.appending(path: $0) }
+    }
+  }
+  return articles
 }

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// The guides' code: the GuideCode plugin turns the Swift blocks of README.md and Docs/*.md into
-/// sources of this target, so a block that stops compiling fails the build, with the guide's file
-/// and line in the error. These tests run what the blocks do.
+/// The guides' code: the GuideCode plugin turns the Swift blocks of README.md, Docs/*.md and the
+/// DocC catalogs' articles into sources of this target, so a block that stops compiling fails the
+/// build, with the guide's file and line in the error. These tests run what the blocks do.
 @Suite struct GuideTests {
   /// Each guide's first Swift block is a whole program: it runs alone, with only its own imports
   /// and declarations, and finishes without throwing.
@@ -11,7 +11,12 @@ import Testing
   func firstBlockRuns(guide: String) async throws {
     let entry = try #require(GuideIndex.guides.first { $0.name == guide })
     let run = try #require(entry.firstBlock)
-    defer { if guide == "SQLiteStore" { removeStore(named: "Library.sqlite") } }
+    defer {
+      if guide == "SQLiteStore" { removeStore(named: "Library.sqlite") }
+      if guide == "ObservedGraphSQLite.docc/ObservedGraphSQLite" {
+        removeStore(named: "Shelf.sqlite")
+      }
+    }
     try await run()
   }
 
@@ -22,7 +27,8 @@ import Testing
   /// GettingStarted save to the same file.
   static let runnable = [
     "README", "Observing", "Relationships", "Testing", "ComingFromCoreData", "Architecture",
-    "UndoLog:1", "UndoLog:2", "GettingStarted",
+    "UndoLog:1", "UndoLog:2", "GettingStarted", "ObservedGraph.docc/FirstSteps",
+    "ObservedGraph.docc/ObservingChanges", "ObservedGraph.docc/UndoAndRedo",
   ]
 
   @Test(.serialized, arguments: runnable)
@@ -54,15 +60,29 @@ import Testing
     #expect(entry.compiled > 0, "\(entry.path) has no Swift block that compiles")
   }
 
-  /// Every guide in Docs/ is extracted, and the counts are what the report prints.
+  /// Every guide in Docs/ and every article of the DocC catalogs (named with its catalog) is
+  /// extracted, and the counts are what the report prints.
   @Test func everyGuideIsExtracted() throws {
-    let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appending(path: "../../Docs").standardized
-    let names = try FileManager.default.contentsOfDirectory(
-      atPath: docs.path(percentEncoded: false)
+    let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appending(path: "../..").standardized
+    let files = FileManager.default
+    let names = try files.contentsOfDirectory(
+      atPath: package.appending(path: "Docs").path(percentEncoded: false)
     )
     .filter { $0.hasSuffix(".md") }.map { String($0.dropLast(3)) }
-    #expect(Set(GuideIndex.guides.map(\.name)) == Set(names + ["README"]))
+    let sources = package.appending(path: "Sources")
+    var articles: [String] = []
+    for module in try files.contentsOfDirectory(atPath: sources.path(percentEncoded: false)) {
+      let catalog = "\(module).docc"
+      let root = sources.appending(path: module).appending(path: catalog)
+      for path in files.subpaths(atPath: root.path(percentEncoded: false)) ?? []
+      where path.hasSuffix(".md") {
+        let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        articles.append("\(catalog)/\(name)")
+      }
+    }
+    #expect(articles.count >= 6)
+    #expect(Set(GuideIndex.guides.map(\.name)) == Set(names + ["README"] + articles))
     for entry in GuideIndex.guides {
       print(
         "\(entry.name): \(entry.compiled) Swift blocks compiled, \(entry.marked) marked "

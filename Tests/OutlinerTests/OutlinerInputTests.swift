@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import outliner
+
 /// What the user types wrong: each bad line prints one error, changes nothing and records no undo
 /// group, and the session goes on.
 @Suite struct OutlinerInputTests {
@@ -31,7 +33,7 @@ import Testing
     1 Work
       1.1 Call Bob
     observed: updated top (children); deleted "Home"
-    Unsaved changes dropped (save keeps them)
+    Warning: the input ended with unsaved changes; they are dropped (save keeps them)
 
     """
 
@@ -88,10 +90,11 @@ import Testing
     #expect(output.status == 1)  // piped: a failed command makes the run fail at its end
   }
 
-  /// Blank lines and `#` comments are skipped; `quit` ends the session before later lines.
+  /// Blank lines and `#` comments are skipped; `quit!` ends the session before later lines,
+  /// dropping the unsaved changes.
   @Test func commentsAndQuit() throws {
     let folder = try TemporaryFolder()
-    let script = "\n   \n# a comment\nadd Work\n  # indented comment\nquit\nadd Home\n"
+    let script = "\n   \n# a comment\nadd Work\n  # indented comment\nquit!\nadd Home\n"
     let output = try OutlinerProcess.run(script, file: folder.file("notes.sqlite"))
     #expect(
       output.standardOutput == """
@@ -100,11 +103,129 @@ import Testing
         Added 1 "Work"
         1 Work
         observed: inserted "Work"; updated top (children)
-        Unsaved changes dropped (save keeps them)
+        Unsaved changes dropped
 
         """)
     #expect(output.standardError == "")
     #expect(output.status == 0)
+  }
+
+  /// Piped, `quit` with unsaved changes is refused with an error and the session goes on; after
+  /// `save` it leaves, and the lines after it are not read. The run fails for the refused `quit`.
+  @Test func quitWithUnsavedChangesIsRefused() throws {
+    let folder = try TemporaryFolder()
+    let script = "add Work\nquit\nsave\nquit\nadd Home\n"
+    let output = try OutlinerProcess.run(script, file: folder.file("notes.sqlite"))
+    #expect(
+      output.standardOutput == """
+        New outline notes.sqlite
+        (no notes)
+        Added 1 "Work"
+        1 Work
+        observed: inserted "Work"; updated top (children)
+        Saved
+        1 Work
+
+        """)
+    #expect(
+      output.standardError
+        == "error: there are unsaved changes: 'save' keeps them, 'quit!' leaves without them\n")
+    #expect(output.status == 1)
+    // What was saved is in the file; the line after the second quit was not run.
+    let reopened = try OutlinerProcess.run("quit\n", file: folder.file("notes.sqlite"))
+    #expect(reopened.standardOutput == "Opened notes.sqlite\n1 Work\n")
+    #expect(reopened.standardError == "")
+    #expect(reopened.status == 0)
+  }
+
+  /// `quit!` (and `exit!`) with nothing unsaved leaves without a word; the end of input with
+  /// nothing unsaved prints no warning.
+  @Test func quitDiscardingWithNothingUnsaved() throws {
+    let folder = try TemporaryFolder()
+    for (number, ending) in ["quit!\nadd Home\n", "exit!\nadd Home\n", ""].enumerated() {
+      let output = try OutlinerProcess.run(
+        "add Work\nsave\n" + ending, file: folder.file("notes-\(number).sqlite"))
+      #expect(
+        output.standardOutput == """
+          New outline notes-\(number).sqlite
+          (no notes)
+          Added 1 "Work"
+          1 Work
+          observed: inserted "Work"; updated top (children)
+          Saved
+          1 Work
+
+          """)
+      #expect(output.standardError == "")
+      #expect(output.status == 0)
+    }
+  }
+
+  /// On a terminal, `quit` with unsaved changes asks: `c` goes back to the prompt, an answer
+  /// that is none of the three asks again, `s` saves and leaves; then `quit` leaves at once, `d`
+  /// drops the changes, and ^D with unsaved changes warns.
+  @Test func quitOnATerminalAsks() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.file("notes.sqlite")
+    let question = "Save the changes to notes.sqlite before quitting? (s)ave, (d)iscard, (c)ancel: "
+    let saved = try OutlinerProcess.runOnTerminal("add Work\nquit\nc\nquit\nx\ns\n", file: file)
+    #expect(
+      saved.standardOutput == """
+        New outline notes.sqlite
+        (no notes)
+        Type help for the commands.
+        > Added 1 "Work"
+        1 Work
+        observed: inserted "Work"; updated top (children)
+        > \(question)> \(question)\(question)Saved
+
+        """)
+    #expect(saved.standardError == "")
+    #expect(saved.status == 0)
+
+    let dropped = try OutlinerProcess.runOnTerminal("add Home\nquit\nd\n", file: file)
+    #expect(
+      dropped.standardOutput == """
+        Opened notes.sqlite
+        1 Work
+        Type help for the commands.
+        > Added 2 "Home"
+        1 Work
+        2 Home
+        observed: inserted "Home"; updated top (children)
+        > \(question)Unsaved changes dropped
+
+        """)
+    #expect(dropped.status == 0)
+
+    let ended = try OutlinerProcess.runOnTerminal("add Home\n\u{4}", file: file)
+    #expect(
+      ended.standardOutput == """
+        Opened notes.sqlite
+        1 Work
+        Type help for the commands.
+        > Added 2 "Home"
+        1 Work
+        2 Home
+        observed: inserted "Home"; updated top (children)
+        >\u{20}
+        Warning: the input ended with unsaved changes; they are dropped (save keeps them)
+
+        """)
+    #expect(ended.status == 0)
+  }
+
+  /// The answers to the question a terminal asks before `quit` drops unsaved changes.
+  @Test func quitAnswers() {
+    #expect(QuitAnswer("s") == .save)
+    #expect(QuitAnswer(" Save ") == .save)
+    #expect(QuitAnswer("d") == .discard)
+    #expect(QuitAnswer("DISCARD") == .discard)
+    #expect(QuitAnswer("c") == .cancel)
+    #expect(QuitAnswer("cancel") == .cancel)
+    #expect(QuitAnswer("") == .cancel)
+    #expect(QuitAnswer("yes") == nil)
+    #expect(QuitAnswer("sd") == nil)
   }
 
   /// `help` lists every command and prints no tree.
@@ -118,7 +239,7 @@ import Testing
     for usage in [
       "add TITLE", "add under PATH TITLE", "rename PATH TITLE", "indent PATH", "outdent PATH",
       "up PATH, down PATH", "move PATH to PARENT [N]", "delete PATH", "undo, redo", "save", "show",
-      "help", "quit",
+      "help", "quit", "quit!",
     ] {
       #expect(lines.contains { $0.hasPrefix("  \(usage) ") }, "help lacks \(usage)")
     }

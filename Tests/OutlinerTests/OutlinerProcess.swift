@@ -101,9 +101,92 @@ struct OutlinerProcess {
   static func run(_ script: String, file: URL) throws -> Output {
     try run(script, arguments: [file.path])
   }
+
+  /// Runs `outliner FILE` with a terminal as its standard input (a pseudo-terminal the test
+  /// types `script` into), so that it greets, prompts and asks as it does for a user; standard
+  /// output and standard error are pipes, as in `run`. End the script with a command that leaves,
+  /// or with `\u{4}` (^D, the end of input on a terminal).
+  static func runOnTerminal(_ script: String, file: URL) throws -> Output {
+    #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+      let binary = try #require(
+        binary, "no outliner binary beside the tests: build with --build-tests")
+      let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)  // posix_openpt, which Glibc hides
+      guard master >= 0 else { throw NoTerminal() }
+      defer { close(master) }
+      guard let terminalName = PseudoTerminal.open(master) else { throw NoTerminal() }
+      let name = terminalName
+      let slave = open(name, O_RDWR | O_NOCTTY)
+      guard slave >= 0 else { throw NoTerminal() }
+      let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+      let process = Process()
+      process.executableURL = binary
+      process.arguments = [file.path]
+      let output = Pipe()
+      let errors = Pipe()
+      process.standardInput = terminal
+      process.standardOutput = output
+      process.standardError = errors
+      try process.run()
+      try terminal.close()
+      let guardian = Hang(process)
+      let finished = DispatchSemaphore(value: 0)
+      let watchdog = Thread {
+        if finished.wait(timeout: .now() + 300) == .timedOut { guardian.terminate() }
+      }
+      watchdog.start()
+      defer { finished.signal() }
+      let errorText = Collected()
+      let reading = DispatchGroup()
+      reading.enter()
+      let errorHandle = errors.fileHandleForReading
+      DispatchQueue.global().async {
+        errorText.set(errorHandle.readDataToEndOfFile())
+        reading.leave()
+      }
+      // The terminal's echo of what is typed stays unread on the master side: a short script
+      // fits in its buffer.
+      let bytes = Array(script.utf8)
+      let written = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+      try #require(written == bytes.count)
+      let printed = output.fileHandleForReading.readDataToEndOfFile()
+      reading.wait()
+      process.waitUntilExit()
+      return Output(
+        standardOutput: String(decoding: printed, as: UTF8.self),
+        standardError: String(decoding: errorText.get(), as: UTF8.self),
+        status: process.terminationStatus)
+    #else
+      throw NoTerminal()
+    #endif
+  }
 }
 
 private final class BundleMarker {}
+
+/// No pseudo-terminal could be made (or the platform has none).
+struct NoTerminal: Error {}
+
+#if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+  /// `grantpt`, `unlockpt` and `ptsname`, which the C library has but Glibc's Swift module does not
+  /// declare: looked up by name in the running program.
+  enum PseudoTerminal {
+    private typealias Control = @convention(c) (Int32) -> Int32
+    private typealias Name = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
+
+    /// Unlocks the terminal whose master side is `master` and returns its slave side's path.
+    static func open(_ master: Int32) -> String? {
+      guard let program = dlopen(nil, RTLD_NOW),
+        let grant = dlsym(program, "grantpt"), let unlock = dlsym(program, "unlockpt"),
+        let name = dlsym(program, "ptsname")
+      else { return nil }
+      guard unsafeBitCast(grant, to: Control.self)(master) == 0,
+        unsafeBitCast(unlock, to: Control.self)(master) == 0,
+        let path = unsafeBitCast(name, to: Name.self)(master)
+      else { return nil }
+      return String(cString: path)
+    }
+  }
+#endif
 
 /// Bytes handed from the reading thread; the lock orders the write before the read.
 private final class Collected: @unchecked Sendable {

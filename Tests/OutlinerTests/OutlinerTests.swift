@@ -33,7 +33,9 @@ import Testing
     #expect(output.status == status, sourceLocation: sourceLocation)
   }
 
-  static let dropped = "Unsaved changes dropped (save keeps them)"
+  /// What the end of input with unsaved changes prints.
+  static let dropped =
+    "Warning: the input ended with unsaved changes; they are dropped (save keeps them)"
 
   @Test func editing() throws {
     let folder = try TemporaryFolder()
