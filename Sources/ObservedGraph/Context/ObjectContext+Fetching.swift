@@ -115,7 +115,8 @@ extension ObjectContext {
       entity: entity, includesSubentities: request.includesSubentities, predicate: predicate,
       sortDescriptors: sorts, fetchLimit: max(0, request.fetchLimit),
       fetchOffset: max(0, request.fetchOffset), loadsValues: request.fetchBatchSize <= 0)
-    guard request.includesPendingChanges else { return (wanted, []) }
+    // Nothing unsaved: the store's answer is the whole answer (no set or dependencies made).
+    guard request.includesPendingChanges, !tracker.dirty.isEmpty else { return (wanted, []) }
     let entities = Set(wanted.entities.map(ObjectIdentifier.init))
     var pending = tracker.dirty.filter { entities.contains(ObjectIdentifier($0.entity)) }
     // An unsaved change of an object a key path reaches (a book's category, for
