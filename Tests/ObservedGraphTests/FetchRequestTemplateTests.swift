@@ -105,6 +105,9 @@ import Testing
       Self.templates[1].description
         == "ItemsInColor: Item where color == $color AND price < $limit")
     #expect(Self.templates[2].description == "Cheapest: Item")
+    // Templates change no stored data, so a model's version does not depend on them.
+    #expect(try ObjectModel(entities: Self.entities).versionHash == model.versionHash)
+    #expect(try ObjectModel(entities: Self.entities).fetchRequestTemplates.isEmpty)
   }
 
   @Test func requestFromTemplateFetchesExactly() throws {
