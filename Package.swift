@@ -55,10 +55,11 @@ let package = Package(
       resources: [.copy("Inventory.json")],
       swiftSettings: strictness
     ),
-    // Seed 001's League Manager: inheritance, many-to-many, a fetched property, live results.
+    // Seed 001's League Manager: inheritance, many-to-many, a fetched property, live results,
+    // fetch request templates, validation at save, and SQLite.
     .executableTarget(
       name: "league",
-      dependencies: ["ObservedGraph", "UndoLog"],
+      dependencies: ["ObservedGraph", "UndoLog", "ObservedGraphSQLite"],
       path: "Examples/League",
       exclude: ["README.md"],
       swiftSettings: strictness

@@ -5,9 +5,10 @@ import ObservedGraph
 // what it looks like afterwards.
 
 extension LeagueExample {
-  /// Prints each entity with its parent, its own properties and its fetched properties.
+  /// Prints each entity with its parent, its own properties and its fetched properties, then the
+  /// model's fetch request templates.
   func describeModel() {
-    beginStep("The model: Person (abstract) -> Player, and Team")
+    beginStep("The model: Person (abstract) -> Player, and Team; two fetch request templates")
     for entity in model.entities.sorted(by: { $0.name < $1.name }) {
       var traits: [String] = []
       if entity.isAbstract { traits.append("abstract") }
@@ -20,6 +21,12 @@ extension LeagueExample {
       if !inherited.isEmpty { line += "; inherits \(inherited.joined(separator: ", "))" }
       say(line)
       for fetched in entity.fetchedProperties { say("      fetched property \(fetched)") }
+    }
+    for template in model.fetchRequestTemplates {
+      let variables = template.variableNames.map { "$" + $0 }
+      say(
+        "   fetch request template \(template)"
+          + (variables.isEmpty ? "" : " (variables \(variables.joined(separator: ", ")))"))
     }
   }
 
@@ -73,18 +80,23 @@ extension LeagueExample {
   }
 
   /// Fetches with sort keys: every person (the abstract entity gives its sub-entity's objects),
-  /// the seed's "GreenTeams" request, and the players on more than one team.
+  /// the model's templates "GreenTeams" and "TeamsInColor" (with `$color` filled in), and the
+  /// players on more than one team.
   func fetchSorted() throws {
-    beginStep("Fetch, sorted: every Person, the green teams, players on several teams")
+    beginStep("Fetch, sorted: every Person, teams from the templates, players on several teams")
     let people = try context.fetch(
       FetchRequest<Person>(matching: nil, sortedBy: LeagueExample.byName))
     say("   Person by last name: \(people.map(\.fullName).joined(separator: ", "))")
     say("   their entity: \(Set(people.map(\.entity.name)).sorted().joined(separator: ", "))")
     let greenTeams = try context.fetch(
-      FetchRequest<Team>(
-        matching: try FetchPredicate(format: "uniformColor == %@", "Green"),
-        sortedBy: [FetchSort("name")]))
-    say("   uniformColor == \"Green\": \(greenTeams.map(\.name).joined(separator: ", "))")
+      model.fetchRequestFromTemplate(withName: "GreenTeams", as: Team.self))
+    say("   template GreenTeams: \(greenTeams.map(\.name).joined(separator: ", "))")
+    let red = try model.fetchRequestFromTemplate(
+      withName: "TeamsInColor", substitutionVariables: ["color": "Red"], as: Team.self)
+    let redTeams = try context.fetch(red).map(\.name)
+    say(
+      "   template TeamsInColor, $color = \"Red\" (\(red.predicate?.description ?? "")): "
+        + redTeams.joined(separator: ", "))
     let travellers = try context.fetch(
       FetchRequest<Player>(
         matching: try FetchPredicate(format: "teams.@count > 1"), sortedBy: LeagueExample.byName))

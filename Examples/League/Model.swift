@@ -2,12 +2,18 @@ import Foundation
 import ObservedGraph
 
 // Seed 001's League Manager model: an abstract `Person`, a `Player` that inherits its attributes,
-// and teams. A player may play for several teams and a team has many players: one many-to-many
+// and teams, with the seed's fetch request templates ("GreenTeams") kept in the model. A player may play for several teams and a team has many players: one many-to-many
 // relationship, `Player.teams` and `Team.players`, each the other's inverse.
 
 /// Anyone the league knows. Abstract: only its sub-entities (here `Player`) have objects.
 class Person: ManagedObject {
   override class var isAbstract: Bool { self == Person.self }
+
+  /// The seed's validation fields: a last name of 1 to 30 characters, checked at save.
+  override class func rules(forKey key: String) -> AttributeRules {
+    key == "lastName" ? AttributeRules(minimumLength: 1, maximumLength: 30) : AttributeRules()
+  }
+
   @Attribute var firstName: String = ""
   @Attribute var lastName: String = ""
   @Attribute var email: String?
@@ -18,8 +24,10 @@ class Person: ManagedObject {
 }
 
 /// A player: a `Person` (the entity `Player`, whose parent entity is `Person`) on some teams.
+/// Every player must belong to a team when saved: the relationship is not optional (the seed's
+/// "team is a required value").
 final class Player: Person {
-  @Relationship(inverse: "players") var teams: Set<Team>
+  @Relationship(inverse: "players", isOptional: false) var teams: Set<Team>
 }
 
 /// A team. Deleting one lets its players go (nullify, the default): they may play elsewhere.
@@ -39,4 +47,19 @@ final class Team: ManagedObject {
         sortDescriptors: [FetchSort("lastName"), FetchSort("firstName")])
     ]
   }
+}
+
+extension LeagueExample {
+  /// The model's fetch request templates: the seed's "GreenTeams", and the same request with the
+  /// color as a variable.
+  static let templates = [
+    FetchRequestTemplate(
+      name: "GreenTeams", entityName: "Team",
+      predicate: try! FetchPredicate(format: "uniformColor == 'Green'"),
+      sortDescriptors: [FetchSort("name")]),
+    FetchRequestTemplate(
+      name: "TeamsInColor", entityName: "Team",
+      predicate: try! FetchPredicate(format: "uniformColor == $color"),
+      sortDescriptors: [FetchSort("name")]),
+  ]
 }

@@ -1,11 +1,14 @@
+import Foundation
 import ObservedGraph
 import Testing
 
 @testable import league
 
 @Suite struct LeagueExampleTests {
-  /// The whole run, line by line: the model, the abstract entity's error, the teams, the sorted
-  /// fetches, wPlayers before and after a refresh, and each change of the live results.
+  /// The whole run, line by line: the model and its templates, the abstract entity's error, the
+  /// teams, the sorted fetches (two through the templates), wPlayers before and after a refresh,
+  /// each change of the live results, the save validation refuses, the join table's rows, and the
+  /// reopened file's queries and faults.
   @Test func transcript() throws {
     let lines = Lines()
     let example = try LeagueExample(say: lines.say)
@@ -13,10 +16,11 @@ import Testing
     expectTranscript(lines.all, Self.expected)
   }
 
-  /// The league the run leaves, read from the objects rather than from the output.
-  @Test func leagueAfterTheRun() throws {
+  /// The league the edits leave, read from the objects rather than from the output.
+  @Test func leagueAfterTheEdits() throws {
     let example = try LeagueExample(say: { _ in })
-    try example.run()
+    defer { try? example.finish() }
+    try example.runEdits()
     let heat = try example.team("Miami Heat")
     #expect(
       heat.players.names
@@ -44,14 +48,45 @@ import Testing
     #expect(Set(ray.teams.map(\.name)) == ["Boston Celtics", "Milwaukee Bucks"])
   }
 
+  /// The refused save changes nothing; the one that follows writes the league, and a new
+  /// container on the file reads it back, through the templates too. The folder is removed.
+  @Test func fileAfterTheSaves() throws {
+    let example = try LeagueExample(say: { _ in })
+    try example.runEdits()
+    try example.refuseInvalidSave()
+    #expect(example.context.hasChanges)
+    #expect(try example.player("Glenn Robinson").teams.isEmpty)
+    try example.fixAndSave()
+    #expect(!example.context.hasChanges)
+    try example.reopenAndFireFaults()
+    let reader = try #require(example.reopened).newContext()
+    let players = try reader.fetch(
+      FetchRequest<Player>(matching: nil, sortedBy: LeagueExample.byName))
+    #expect(players.count == 11)
+    let pairs = players.flatMap { player in player.teams.map { "\(player.fullName)/\($0.name)" } }
+    #expect(pairs.count == 11)
+    #expect(pairs.contains("Glenn Robinson/Boston Celtics"))
+    #expect(pairs.contains("Shaquille O'Neal/Miami Heat"))
+    #expect(!pairs.contains { $0.hasSuffix("Milwaukee Bucks") })
+    let red = try example.model.fetchRequestFromTemplate(
+      withName: "TeamsInColor", substitutionVariables: ["color": "Red"], as: Team.self)
+    let heat = try reader.fetch(red)
+    #expect(heat.map(\.name) == ["Miami Heat"])
+    #expect(heat.first?.players.count == 7)
+    try example.finish()
+    #expect(!FileManager.default.fileExists(atPath: example.folder.path))
+  }
+
   static let expected = #"""
     ObservedGraph League Manager example: ObjectModel(Person, Player, Team)
 
-    1. The model: Person (abstract) -> Player, and Team
+    1. The model: Person (abstract) -> Player, and Team; two fetch request templates
        Person (abstract): firstName, lastName, email, dateOfBirth
        Player (parent Person): teams; inherits firstName, lastName, email, dateOfBirth
        Team: name, uniformColor, players
           fetched property wPlayers: Player where lastName BEGINSWITH "W" AND ANY teams == $FETCH_SOURCE
+       fetch request template GreenTeams: Team where uniformColor == "Green"
+       fetch request template TeamsInColor: Team where uniformColor == $color (variables $color)
 
     2. Insert a Person by name: it is abstract
        abstractEntity: Person is abstract; insert one of its sub-entities (Player)
@@ -63,10 +98,11 @@ import Testing
        Ray Allen's teams: Boston Celtics, Miami Heat, Milwaukee Bucks
        Dwyane Wade's email, set through the Heat: heat@example.com
 
-    4. Fetch, sorted: every Person, the green teams, players on several teams
+    4. Fetch, sorted: every Person, teams from the templates, players on several teams
        Person by last name: Ray Allen, Chris Bosh, Kevin Garnett, LeBron James, Paul Pierce, Glenn Robinson, Dwyane Wade, Tyson Warner
        their entity: Player
-       uniformColor == "Green": Boston Celtics, Milwaukee Bucks
+       template GreenTeams: Boston Celtics, Milwaukee Bucks
+       template TeamsInColor, $color = "Red" (uniformColor == "Red"): Miami Heat
        teams.@count > 1: Ray Allen
        #Predicate, last name descending: ["Tyson Warner", "Dwyane Wade"]
 
@@ -111,5 +147,55 @@ import Testing
        [Miami Heat, Red] Chris Bosh, LeBron James, Alonzo Mourning, Dwyane Wade, Antoine Walker, Tyson Warner
        Glenn Robinson's teams: [], deleted false
        Ray Allen's teams: ["Boston Celtics"]
+
+    8. Save to League.sqlite: validation refuses it, and nothing changes
+       Shaquille joins the Heat, his last name left empty; Glenn Robinson has no team
+       save refused: multipleErrors, 2 errors:
+          missingValue: Player.teams: Player#10 has no value for non-optional 'teams'
+          tooShort: Person.lastName: lastName has 0 characters or bytes, fewer than 1
+       still pending, as before the save: 13 inserted, 0 updated, 0 deleted (same: true)
+       Glenn Robinson's teams: [], Shaquille's last name: ""
+       players in the file: 0
+
+    9. Fix both and save: the join table of Player.teams gets a row per player and team
+       22 INSERT statements into og_join_Player_teams (each pair from both sides), 11 rows [source (Player), target (Team)]:
+          [4, 1]: Dwyane Wade plays for Miami Heat
+          [5, 1]: Tyson Warner plays for Miami Heat
+          [6, 1]: LeBron James plays for Miami Heat
+          [7, 1]: Chris Bosh plays for Miami Heat
+          [8, 2]: Paul Pierce plays for Boston Celtics
+          [9, 2]: Kevin Garnett plays for Boston Celtics
+          [10, 2]: Glenn Robinson plays for Boston Celtics
+          [11, 2]: Ray Allen plays for Boston Celtics
+          [12, 1]: Antoine Walker plays for Miami Heat
+          [13, 1]: Alonzo Mourning plays for Miami Heat
+          [14, 1]: Shaquille O'Neal plays for Miami Heat
+
+    10. Reopen the file in a new container: templates fetch from it, relationships are faults
+       TeamsInColor, $color = "Red": ["Miami Heat"], in one query:
+          SQL: SELECT t."og_pk", t."og_entity", t."name", t."uniformColor" FROM "Team" AS t WHERE (og_test('==', 0, t."uniformColor", ?) = 1) ORDER BY t."name" ASC, t."og_pk" ['Red']
+       GreenTeams: ["Boston Celtics"], in one query:
+          SQL: SELECT t."og_pk", t."og_entity", t."name", t."uniformColor" FROM "Team" AS t WHERE (og_test('==', 0, t."uniformColor", ?) = 1) ORDER BY t."name" ASC, t."og_pk" ['Green']
+       Boston Celtics came back with its values: isFault false
+       its players are a to-many fault; reading them (4) runs:
+          SQL: SELECT d."og_pk", d."og_entity", d."firstName", d."lastName", d."email", d."dateOfBirth" FROM "og_join_Player_teams" AS j JOIN "Person" AS d ON d."og_pk" = j."source" WHERE j."target" = ? [2]
+       they are Ray Allen, Kevin Garnett, Paul Pierce, Glenn Robinson; reading them again ran 0 statements
+       Ray Allen's teams, from his side of the join table: ["Boston Celtics"]
+          SQL: SELECT d."og_pk", d."og_entity", d."name", d."uniformColor" FROM "og_join_Player_teams" AS j JOIN "Team" AS d ON d."og_pk" = j."target" WHERE j."source" = ? [11]
+       every player's teams, by a plain fetch of the reopened file:
+          Ray Allen: Boston Celtics
+          Chris Bosh: Miami Heat
+          Kevin Garnett: Boston Celtics
+          LeBron James: Miami Heat
+          Alonzo Mourning: Miami Heat
+          Shaquille O'Neal: Miami Heat
+          Paul Pierce: Boston Celtics
+          Glenn Robinson: Boston Celtics
+          Dwyane Wade: Miami Heat
+          Antoine Walker: Miami Heat
+          Tyson Warner: Miami Heat
+
+    11. Close the stores and remove their folder
+       removed: true
     """#
 }

@@ -25,6 +25,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       case deleteDenied, missingValue, tooFewObjects, tooManyObjects, multipleErrors
       case invalidRule, valueTooSmall, valueTooLarge, tooShort, tooLong, patternMismatch
       case invalidPredicate
+      case duplicateTemplate, unknownTemplate, missingVariable
     }
     let code: Code
     /// The kind's name, such as `unknownKey`.
@@ -208,6 +209,12 @@ extension ObjectGraphError.Kind {
   /// without a collection, or a `MATCHES` pattern that is not a regular expression (see
   /// ``FetchPredicate``).
   public static let invalidPredicate = Self(code: .invalidPredicate)
+  /// Two fetch request templates of a model have the same name (see ``FetchRequestTemplate``).
+  public static let duplicateTemplate = Self(code: .duplicateTemplate)
+  /// The model has no fetch request template with the given name.
+  public static let unknownTemplate = Self(code: .unknownTemplate)
+  /// A request was made from a fetch request template without a value for one of its variables.
+  public static let missingVariable = Self(code: .missingVariable)
   /// Several validation errors at once; see ``ObjectGraphError/underlying``.
   public static let multipleErrors = Self(code: .multipleErrors)
 }

@@ -8,11 +8,17 @@
 /// let model = try ObjectModel(types: [BookCategory.self, Book.self, Page.self])
 /// let inventory = try ObjectModel(entities: [assetEntity, locationEntity])
 /// ```
+///
+/// A model may also keep named fetch requests, ``FetchRequestTemplate``s, given when it is built
+/// (``init(entities:fetchRequestTemplates:)``); like the entities, they never change afterwards.
 public final class ObjectModel: Sendable, CustomStringConvertible {
   /// The model's entities, in the order given.
   public let entities: [EntityDescription]
   let entitiesByName: [String: EntityDescription]
   let entitiesByClass: [ObjectIdentifier: EntityDescription]
+  /// The model's fetch request templates, in the order given.
+  public let fetchRequestTemplates: [FetchRequestTemplate]
+  let templatesByName: [String: FetchRequestTemplate]
 
   /// Builds and validates a model from entity descriptions.
   ///
@@ -23,7 +29,36 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
   ///   parent or destination entity is unknown, an inverse is missing, unknown, an attribute, leads
   ///   to another entity or does not point back, or a default value has the wrong type.
   /// - Complexity: O(number of properties × inheritance depth).
-  public init(entities: [EntityDescription]) throws {
+  public convenience init(entities: [EntityDescription]) throws {
+    try self.init(entities: entities, fetchRequestTemplates: [])
+  }
+
+  /// Builds and validates a model from entity descriptions and fetch request templates.
+  ///
+  /// The templates are checked against the entities (see ``FetchRequestTemplate``) and cannot be
+  /// changed afterwards: a model in use never changes, as Core Data's.
+  ///
+  /// ```swift
+  /// let model = try ObjectModel(
+  ///   entities: [teamEntity],
+  ///   fetchRequestTemplates: [
+  ///     FetchRequestTemplate(
+  ///       name: "TeamsInColor", entityName: "Team",
+  ///       predicate: try FetchPredicate(format: "uniformColor == $color"))
+  ///   ])
+  /// ```
+  /// - Parameters:
+  ///   - entities: The entities, in any order; parents need not come first.
+  ///   - fetchRequestTemplates: Named fetch requests, whose names must differ.
+  /// - Throws: The errors of ``init(entities:)``; for a template, ``ObjectGraphError`` naming it:
+  ///   `invalidName` for an empty name, `duplicateTemplate` for a name given twice,
+  ///   `unknownEntity` for an entity the model does not have, and the errors of
+  ///   ``FetchPredicate/validate(for:)`` for a predicate (apart from its variables) or a sort key
+  ///   that does not fit the entity.
+  /// - Complexity: O(number of properties × inheritance depth + size of the templates).
+  public init(entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate])
+    throws
+  {
     let copies = entities.map { $0.unresolvedCopy() }
     var byName: [String: EntityDescription] = [:]
     var byClass: [ObjectIdentifier: EntityDescription] = [:]
@@ -55,6 +90,8 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     }
     for entity in copies { try Self.checkClass(of: entity) }
     for entity in copies { Self.prepareStorage(of: entity) }
+    self.templatesByName = try Self.checkTemplates(fetchRequestTemplates, byName: byName)
+    self.fetchRequestTemplates = fetchRequestTemplates
     self.entities = copies
     self.entitiesByName = byName
     self.entitiesByClass = byClass
@@ -75,6 +112,29 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
   /// - Complexity: O(*e* × *p*) in the entities and their properties: each class is read once,
   ///   then the whole model is checked.
   public convenience init(types: [ManagedObject.Type]) throws {
+    try self.init(types: types, fetchRequestTemplates: [])
+  }
+
+  /// Builds and validates a model from `ManagedObject` subclasses and fetch request templates.
+  ///
+  /// ```swift
+  /// let league = try ObjectModel(
+  ///   types: [Team.self, Person.self, Player.self],
+  ///   fetchRequestTemplates: [
+  ///     FetchRequestTemplate(
+  ///       name: "GreenTeams", entityName: "Team",
+  ///       predicate: try FetchPredicate(format: "uniformColor == 'Green'"))
+  ///   ])
+  /// ```
+  /// - Parameters:
+  ///   - types: The classes, as in ``init(types:)``.
+  ///   - fetchRequestTemplates: Named fetch requests, whose names must differ.
+  /// - Throws: The errors of ``init(entities:fetchRequestTemplates:)``.
+  /// - Complexity: O(*e* × *p*) in the entities and their properties, plus the size of the
+  ///   templates.
+  public convenience init(
+    types: [ManagedObject.Type], fetchRequestTemplates: [FetchRequestTemplate]
+  ) throws {
     var ordered: [ManagedObject.Type] = []
     var seen: Set<ObjectIdentifier> = []
     func add(_ type: ManagedObject.Type) {
@@ -83,7 +143,9 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
       ordered.append(type)
     }
     types.forEach(add)
-    try self.init(entities: ordered.map { try Self.describe($0) })
+    try self.init(
+      entities: ordered.map { try Self.describe($0) },
+      fetchRequestTemplates: fetchRequestTemplates)
   }
 
   /// The entity named `name`, or nil.
