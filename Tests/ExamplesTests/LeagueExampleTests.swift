@@ -152,7 +152,7 @@ import Testing
        Shaquille joins the Heat, his last name left empty; Glenn Robinson has no team
        save refused: multipleErrors, 2 errors:
           missingValue: Player.teams: Player#10 has no value for non-optional 'teams'
-          tooShort: Person.lastName: lastName has 0 characters or bytes, fewer than 1
+          tooShort: Player.lastName: lastName has 0 characters or bytes, fewer than 1
        still pending, as before the save: 13 inserted, 0 updated, 0 deleted (same: true)
        Glenn Robinson's teams: [], Shaquille's last name: ""
        players in the file: 0

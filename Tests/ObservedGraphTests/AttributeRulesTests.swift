@@ -76,6 +76,26 @@ struct AttributeRulesTests {
     #expect(pattern?.kind == .patternMismatch, "the whole string must match")
   }
 
+  /// A broken rule of an inherited attribute names the object's own entity, as a missing value
+  /// does (see `ObjectContext+Saving.swift`), not the entity that declares the attribute.
+  @Test func anInheritedRuleNamesTheObjectsEntity() throws {
+    let model = try ObjectModel(entities: [
+      EntityDescription(
+        name: "Person", isAbstract: true,
+        attributes: [
+          AttributeDescription(
+            name: "lastName", type: .string, defaultValue: "",
+            rules: AttributeRules(minimumLength: 1))
+        ]),
+      EntityDescription(name: "Player", parent: "Person"),
+    ])
+    let context = ObjectContext(model: model)
+    _ = try context.insertObject(forEntityName: "Player")
+    let error = #expect(throws: ObjectGraphError.self) { try context.save() }
+    #expect(error?.kind == .tooShort, "\(String(describing: error))")
+    #expect(error?.entity == "Player" && error?.key == "lastName")
+  }
+
   @Test func rulesThatDoNotFitTheirTypeAreRefusedWhenTheModelIsBuilt() {
     let cases: [(String, AttributeRules)] = [
       ("code", AttributeRules(minimum: 1)),

@@ -142,7 +142,8 @@ extension ManagedObject {
         let value = read(property.slot, tracking: false)
         if let value, let rules = property.rules {
           errors += rules.violations(
-            of: value, stored: property.storedValue(of: value), property: property)
+            of: value, stored: property.storedValue(of: value), property: property,
+            entity: entity.name)
         } else if value == nil && !attribute.isOptional {
           errors.append(missing(property))
         }

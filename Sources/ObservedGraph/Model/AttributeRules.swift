@@ -110,10 +110,12 @@ final class CheckedRules: @unchecked Sendable {
     self.rules = rules
   }
 
-  /// The broken rules of a held value of the attribute, as errors.
-  func violations(of held: Any, stored: StoredValue?, property: Property) -> [ObjectGraphError] {
+  /// The broken rules of a held value of the attribute, as errors naming `entity` (the object's
+  /// own entity, as the other validation errors do, not the one declaring the attribute).
+  func violations(of held: Any, stored: StoredValue?, property: Property, entity: String)
+    -> [ObjectGraphError]
+  {
     var errors: [ObjectGraphError] = []
-    let entity = property.owner.name
     let key = property.name
     let shown = ObjectGraphError.describe(held)
     func error(_ kind: ObjectGraphError.Kind, _ reason: String) {
