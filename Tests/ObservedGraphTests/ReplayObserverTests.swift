@@ -305,6 +305,30 @@ struct ReplayObserverTests {
     _ = token
   }
 
+  /// The indexes observers hear for a replayed insertion into an ordered relationship are within
+  /// the relationship as it is: the step recorded page c at index 2, but an observer emptied the
+  /// pages meanwhile, so c goes back at index 0 and is heard there.
+  @Test func aReplayedInsertionIsHeardWhereItLands() throws {
+    let world = World()
+    try world.edit()
+    var cleared = false
+    let clearing = world.b2.observe(\.title) { _, _ in
+      guard !cleared, world.log.isUndoing else { return }
+      cleared = true
+      world.b1.pages = []
+    }
+    var heard: [String] = []
+    let hearing = world.b1.observe(\.pages, options: [.new]) { _, change in
+      guard cleared, change.kind == .insertion else { return }
+      heard.append("\((change.newValue ?? []).map(\.text)) at \(change.indexes ?? [])")
+    }
+    try world.log.undo()
+    #expect(heard == ["[\"c\"] at [0]"])
+    #expect(world.b1.pages.map(\.text) == ["c"])
+    world.check()
+    _ = (clearing, hearing)
+  }
+
   /// One-to-one: an observer gives a pet to a third owner while undo replays; the replayed set
   /// that gives the pet back to its owner takes it from the third owner, as a user's set does.
   @Test func aOneToOneTakenByAThirdOwnerDuringUndo() throws {
