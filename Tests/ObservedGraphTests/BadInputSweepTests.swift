@@ -486,9 +486,10 @@ struct BadInputSweep {
 }
 
 /// The entry points that cannot throw — typed attribute sets, typed relationship sets, observers
-/// that change the graph while it changes, undo from inside an observer — leave the graph
-/// consistent after every step of a seeded random run: the invariant checks pass and both sides
-/// of every relationship agree. The seed is printed; `OBSERVEDGRAPH_SEED` replays a run.
+/// that change the graph while it changes (also while undo or redo replays a group), undo from
+/// inside an observer — leave the graph consistent after every step of a seeded random run: the
+/// invariant checks pass and both sides of every relationship agree. The seed is printed;
+/// `OBSERVEDGRAPH_SEED` replays a run.
 @Suite("Non-throwing entry points keep the graph consistent")
 struct NonThrowingEntryPoints {
   @Test func observersThatMutateAndUndo() throws {
@@ -508,7 +509,7 @@ struct NonThrowingEntryPoints {
       book.title = "b\(index)"
       return book
     }
-    let pages = (0..<10).map { index in
+    var pages = (0..<10).map { index in
       let page = context.insert(Page.self)
       page.number = Int32(index)
       return page
@@ -523,10 +524,13 @@ struct NonThrowingEntryPoints {
     let tracing = ProcessInfo.processInfo.environment["OBSERVEDGRAPH_TRACE"] != nil
     func trace(_ text: @autoclosure () -> String) { if tracing { print(text()) } }
     var reacting = false
+    /// Reactions while undo or redo replayed a group.
+    var replayReactions = 0
     func react(_ action: @escaping () -> Void) {
       guard !reacting else { return }
       reacting = true
       defer { reacting = false }
+      if log.isUndoing || log.isRedoing { replayReactions += 1 }
       action()
     }
     var tokens: [ObservationToken] = []
@@ -536,9 +540,9 @@ struct NonThrowingEntryPoints {
       // A did observer that moves another book into the same category (a steal).
       tokens.append(
         book.observe(\.category, options: [.new]) { book, change in
-          // Not during undo or redo: a relationship changed by an observer while undo replays
-          // is left half-updated by a later replayed step (see `anObserverStealingDuringUndo`).
-          guard !log.isUndoing, !log.isRedoing, observerRandom.chance(30) else { return }
+          // Also while undo or redo replays a group: the steps replayed after it are planned
+          // against the graph as it leaves it (see `anObserverStealingDuringUndo`).
+          guard observerRandom.chance(30) else { return }
           react {
             let others = live(books).filter { $0 !== book }
             if let other = observerRandom.pick(others), let category = change.newValue ?? nil,
@@ -555,11 +559,50 @@ struct NonThrowingEntryPoints {
       // announced plan stale, so it is planned and announced again; a few renames a step keep
       // that finite (a prior observer that changes the graph at every announcement stops the
       // program on purpose: see TrapTests).
+      // A did observer of the title that changes relationships of every shape: an ordered
+      // move, a to-many emptied, a new page related, a page deleted. Titles change often, and
+      // undo and redo take those changes back, so it acts during replays too.
+      tokens.append(
+        book.observe(\.title) { book, _ in
+          guard observerRandom.chance(25) else { return }
+          react {
+            let state = "(undoing \(log.isUndoing) redoing \(log.isRedoing))"
+            switch observerRandom.below(4) {
+            case 0:
+              if let other = observerRandom.pick(live(books)) {
+                trace(
+                  "  observer: \(book.objectID) renamed: reverse \(other.objectID).pages \(state)")
+                other.pages = other.pages.reversed()
+              }
+            case 1:
+              if let category = observerRandom.pick(live(categories)) {
+                trace("  observer: \(book.objectID) renamed: empty \(category.objectID) \(state)")
+                category.books = []
+              }
+            case 2:
+              guard pages.count < 40, let owner = observerRandom.pick(live(books)) else { return }
+              let page = context.insert(Page.self)
+              page.number = Int32(pages.count)
+              pages.append(page)
+              trace(
+                "  observer: \(book.objectID) renamed: new \(page.objectID) in \(owner.objectID) \(state)"
+              )
+              owner.pages.insert(page, at: observerRandom.below(owner.pages.count + 1))
+            default:
+              if let page = observerRandom.pick(live(pages)) {
+                trace("  observer: \(book.objectID) renamed: delete \(page.objectID) \(state)")
+                try? context.delete(page)
+              }
+            }
+          }
+        })
       tokens.append(
         book.observe(\.pages, options: [.prior]) { book, change in
           guard change.isPrior, priorRenames < 3, observerRandom.chance(30) else { return }
           priorRenames += 1
-          react { if !book.isDeleted { book.title += "'" } }
+          // Not a book out of the context: a redo that brings a book back with its pages
+          // announces the pages before the book is back.
+          react { if !live([book]).isEmpty { book.title += "'" } }
         })
     }
     for category in categories {
@@ -577,11 +620,9 @@ struct NonThrowingEntryPoints {
       // An observer that deletes the book a page left.
       tokens.append(
         page.observe(\.book, options: [.old, .new]) { _, change in
-          // Not during undo or redo: a replayed step would relate the deleted object again
-          // (see `anObserverDeletingDuringUndo`).
-          guard !log.isUndoing, !log.isRedoing, observerRandom.chance(15),
-            let old = change.oldValue ?? nil
-          else { return }
+          // Also while undo or redo replays a group: no step replayed after it relates the
+          // deleted book again (see `anObserverDeletingDuringUndo`).
+          guard observerRandom.chance(15), let old = change.oldValue ?? nil else { return }
           react {
             trace(
               "  observer: \(page.objectID) left \(old.objectID): delete it (undoing \(log.isUndoing) redoing \(log.isRedoing))"
@@ -658,18 +699,14 @@ struct NonThrowingEntryPoints {
       context._checkInvariants()
     }
     #expect(checkUndoInverses(context) == nil)
+    #expect(replayReactions > 100, "observers changed the graph during undo and redo")
     _ = tokens
   }
 
   /// An observer that deletes an object while undo replays a group: the steps replayed after it
-  /// should neither relate the deleted object again nor leave a partner pointing at it.
-  ///
-  /// Library bug, not fixed: `ObjectContext.planReplay` plans a recorded relationship change
-  /// whatever became of its objects meanwhile, so a step replayed after the observer's delete
-  /// puts a page back into the deleted book, and the debug build's invariant check stops the
-  /// process ("Page#2.book holds Book#1, which is deleted").
-  @Test(.disabled("library bug: undo relates an object an observer deleted during the undo"))
-  func anObserverDeletingDuringUndo() throws {
+  /// neither relate the deleted object again nor leave a partner pointing at it, and redo brings
+  /// the object back, then the change, as they happened during the undo.
+  @Test func anObserverDeletingDuringUndo() throws {
     let context = ObjectContext(model: BookStore.model)
     let log = UndoLog()
     context.undoLog = log
@@ -687,26 +724,24 @@ struct NonThrowingEntryPoints {
       try? context.delete(old)  // while undo takes pages[2] out of the book
     }
     try log.undo()
+    // The book went with pages[1] in it; the step that would put pages[0] back changes nothing.
     #expect(book.isDeleted && book.pages.isEmpty)
     #expect(pages.allSatisfy { $0.book == nil })
     context._checkInvariants()
     #expect(checkUndoInverses(context) == nil)
     try log.redo()
+    // The delete is taken back (pages[1] with it), then pages[1] gives way to pages[2] again.
+    #expect(!book.isDeleted && book.pages == [pages[2]])
+    #expect(pages.map { $0.book } == [nil, nil, book])
     context._checkInvariants()
     #expect(checkUndoInverses(context) == nil)
     _ = token
   }
 
   /// An observer that moves another book into a category while undo replays a group: a later
-  /// replayed step sets that book's category back without taking it out of the category it
-  /// was moved into.
-  ///
-  /// Library bug, not fixed: `ObjectContext.planReplay` replays a recorded to-one set on the side
-  /// it recorded only; when an observer moved the object to a third partner during the same
-  /// undo, that partner keeps it (here `BookCategory.books` holds a book whose category is nil),
-  /// and the debug build's invariant check stops the process.
-  @Test(.disabled("library bug: a replayed to-one set leaves a partner an observer set mid-undo"))
-  func anObserverStealingDuringUndo() throws {
+  /// replayed step that sets that book's category back takes it out of the category it was
+  /// moved into, as any set of a to-one does.
+  @Test func anObserverStealingDuringUndo() throws {
     let context = ObjectContext(model: BookStore.model)
     let log = UndoLog()
     context.undoLog = log
@@ -724,6 +759,15 @@ struct NonThrowingEntryPoints {
       mover.category = category  // while undo puts the trigger back into fiction
     }
     try log.undo()
+    // The last step undone sets the mover's category back to nil: it leaves fiction, where the
+    // observer had put it.
+    #expect(fiction.books.isEmpty && science.books.isEmpty)
+    #expect(mover.category == nil && trigger.category == nil)
+    context._checkInvariants()
+    #expect(checkUndoInverses(context) == nil)
+    try log.redo()
+    #expect(fiction.books == [mover] && science.books.isEmpty)
+    #expect(mover.category === fiction && trigger.category == nil)
     context._checkInvariants()
     #expect(checkUndoInverses(context) == nil)
     _ = token

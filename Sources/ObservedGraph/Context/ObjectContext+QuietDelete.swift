@@ -167,6 +167,7 @@ extension ObjectContext {
       #endif
       switch column.direction {
       case .undelete:
+        victim.marks &= ~ManagedObject.cascadeMark  // set by `canReplayQuietly`
         // A saved delete comes back as a new insert, as on the path.
         applyLifecycle(.undelete, victim, isReplay: true)
         for index in range.reversed() {
@@ -222,9 +223,27 @@ extension ObjectContext {
   }
 
   /// Whether the batch may apply the column: nothing hears its objects (no observer, none a
-  /// fault), they are this context's, and each slot holds what the column left in it — so the
-  /// batch does exactly what the path would.
+  /// fault), they are this context's, each slot holds what the column left in it, and every
+  /// deleted object a link names is brought back before the link is (an observer of an earlier
+  /// step of the same undo may have deleted a partner) — so the batch does exactly what the path
+  /// would.
+  ///
+  /// Bringing objects back, it marks each victim in place (`cascadeMark`) before its links are
+  /// checked, in the order the batch brings them back: no table by identity (benchmark row "undo
+  /// of the delete"). The batch clears each mark as it brings the victim back; a refusal clears
+  /// them at once.
   private func canReplayQuietly(_ column: DeletionColumn) -> Bool {
+    var marked = 0
+    if canReplayQuietly(column, marked: &marked) { return true }
+    let victims = column.victims
+    for position in 0..<marked {
+      victims[victims.count - 1 - position].object.marks &= ~ManagedObject.cascadeMark
+    }
+    return false
+  }
+
+  /// See ``canReplayQuietly(_:)``; counts in `marked` the victims it marked.
+  private func canReplayQuietly(_ column: DeletionColumn, marked: inout Int) -> Bool {
     let undeleting = column.direction == .undelete
     /// The deleted objects, by identity; made only if a detached object is met.
     var victims: IdentityPositions?
@@ -233,7 +252,10 @@ extension ObjectContext {
     func isQuiet(_ object: ManagedObject) -> Bool {
       guard object.link === link, !object.isFaultFlag, object.observers == nil else { return false }
       switch object.lifecycle {
-      case .registered: return undeleting || !object.isDeletedFlag
+      case .registered:
+        // Deleted, it must be a victim the batch has brought back by then.
+        return !object.isDeletedFlag
+          || (undeleting && object.marks & ManagedObject.cascadeMark != 0)
       case .detached:
         // Deleted and saved: it must be one the column brings back.
         guard undeleting else { return false }
@@ -246,9 +268,17 @@ extension ObjectContext {
       default: return false
       }
     }
-    for (index, entry) in column.victims.enumerated() {
-      let victim = entry.object
-      guard isQuiet(victim), victim.isDeletedFlag == undeleting else { return false }
+    let count = column.victims.count
+    for position in 0..<count {
+      // In the order the batch applies the victims: last first to bring them back.
+      let index = undeleting ? count - 1 - position : position
+      let victim = column.victims[index].object
+      guard victim.link === link, victim.isDeletedFlag == undeleting else { return false }
+      if undeleting {
+        victim.marks |= ManagedObject.cascadeMark
+        marked += 1
+      }
+      guard isQuiet(victim) else { return false }
       let range = column.linkRange(of: index)
       for link in column.links[range] {
         guard isQuiet(link.object), link.other.map(isQuiet) ?? true else { return false }

@@ -84,10 +84,21 @@ extension ObjectContext {
   // MARK: Planning a replay
 
   /// The edits that take back recorded changes (given in the order they were recorded), against
-  /// the graph as it is: objects are looked up by identifier (and brought back from their
-  /// snapshot if they left memory), members that are gone or already in place are left out, and
-  /// old values are read from storage — coalescing keeps the oldest step of a run, whose recorded
-  /// value is the run's first, so the current value is the one to take back.
+  /// the graph as it is when the step is applied — after whatever observers of the steps applied
+  /// before it did: objects are looked up by identifier (and brought back from their snapshot if
+  /// they left memory), members that are gone or already in place are left out, and old values
+  /// are read from storage — coalescing keeps the oldest step of a run, whose recorded value is
+  /// the run's first, so the current value is the one to take back.
+  ///
+  /// The recorded values win: a slot gets the value or the members the step recorded, whatever
+  /// was done to it since. What cannot be put back is left out: no relationship of an object
+  /// that is deleted or out of the context at that point of the step is changed, and no object
+  /// in that state joins one (unless a no-action rule lets the relationship keep it, as it may
+  /// keep it after a delete). Indexes of an ordered insertion are kept within the relationship
+  /// as it is. Then ``keepInverses(_:)`` makes the other side of every link the plan makes or
+  /// breaks agree, as the planning of an ordinary change does: the step records both sides of
+  /// its change, but an observer of an earlier step may have moved, related or deleted objects
+  /// since, so a partner it did not know of may still hold an object the step takes away.
   func planReplay(_ changes: [RecordedChange]) -> EditList {
     var plan = EditPlan()
     /// The value each slot will hold after the edits planned so far.
@@ -95,6 +106,17 @@ extension ObjectContext {
     var plannedMembers = SlotTable<[ManagedObject]>()
     /// The members each to-many slot will hold after the edits planned so far.
     var membership = SlotTable<Set<ObjectIdentifier>>()
+    /// Whether the objects whose lifecycle the plan changes are live after the edits planned so
+    /// far (slot -1); any other object is as it is.
+    var alive = SlotTable<Bool>()
+    func isLive(_ object: ManagedObject) -> Bool {
+      alive[SlotKey(object, -1)] ?? object.isLive
+    }
+    /// Whether `member` may be held by the relationship: live, or kept there by a no-action rule
+    /// on its side, as after a delete.
+    func mayJoin(_ member: ManagedObject, _ property: Property) -> Bool {
+      isLive(member) || (member.link === link && keepsDeadMembers(property))
+    }
     for change in changes.reversed() {
       switch change {
       case .attribute(let id, let slot, let value, let before):
@@ -111,34 +133,41 @@ extension ObjectContext {
         plan.append(replaying(.set(object, property, old: current, new: new), before))
       case .toOne(let id, let slot, let value, let before):
         guard let object = resolve(id), let property = property(of: object, slot),
-          property.isToOne
+          property.isToOne, isLive(object)
         else { continue }
         let new = value.flatMap(resolve)
         if value != nil && new == nil { continue }
+        if let new, !mayJoin(new, property) { continue }
         let key = SlotKey(object, slot)
         let current: Any? = planned[key] ?? object.toOne(property)
         guard !identical(current, new) else { continue }
         planned[key] = new
         plan.append(replaying(.set(object, property, old: current, new: new), before))
       case .insert(let id, let slot, let members, let indexes, let before):
-        guard let owner = resolve(id), let property = property(of: owner, slot), property.isToMany
+        guard let owner = resolve(id), let property = property(of: owner, slot), property.isToMany,
+          isLive(owner)
         else { continue }
         let key = SlotKey(owner, slot)
         var current = membership[key] ?? Set(owner.members(property).map(ObjectIdentifier.init))
+        let count = current.count
         var kept: [ManagedObject] = []
         var keptIndexes: [Int] = []
         for (offset, member) in members.enumerated() {
-          guard let member = resolve(member), current.insert(ObjectIdentifier(member)).inserted
+          guard let member = resolve(member), mayJoin(member, property),
+            current.insert(ObjectIdentifier(member)).inserted
           else { continue }
+          // Positions after the insertion, ascending, within the relationship as it is now (an
+          // observer may have taken members out since the step was recorded).
+          if offset < indexes.count { keptIndexes.append(min(indexes[offset], count + kept.count)) }
           kept.append(member)
-          if offset < indexes.count { keptIndexes.append(indexes[offset]) }
         }
         membership[key] = current
         guard !kept.isEmpty else { continue }
         plan.append(
           replaying(.insert(owner, property, objects: kept, indexes: keptIndexes), before))
       case .remove(let id, let slot, let members, _, let before):
-        guard let owner = resolve(id), let property = property(of: owner, slot), property.isToMany
+        guard let owner = resolve(id), let property = property(of: owner, slot), property.isToMany,
+          isLive(owner)
         else { continue }
         let key = SlotKey(owner, slot)
         var current = membership[key] ?? Set(owner.members(property).map(ObjectIdentifier.init))
@@ -159,11 +188,12 @@ extension ObjectContext {
               owner, property, objects: positioned.map(\.1),
               indexes: property.isOrdered ? positioned.map(\.0) : []), before))
       case .replace(let id, let slot, let members, let before):
-        guard let owner = resolve(id), let property = property(of: owner, slot), property.isToMany
+        guard let owner = resolve(id), let property = property(of: owner, slot), property.isToMany,
+          isLive(owner)
         else { continue }
         let key = SlotKey(owner, slot)
         let old = plannedMembers[key] ?? owner.members(property)
-        let new = members.compactMap(resolve)
+        let new = uniqued(members.compactMap(resolve).filter { mayJoin($0, property) })
         guard !sameMembers(old, new) else { continue }
         plannedMembers[key] = new
         membership[key] = Set(new.map(ObjectIdentifier.init))
@@ -196,12 +226,22 @@ extension ObjectContext {
             planDetach(&plan, object, property, keepingNoAction: false)
           }
         }
+        alive[SlotKey(object, -1)] = !lifecycle.removesObject
         var edit = PlannedEdit(.lifecycle(object, lifecycle))
         edit.isReplay = true
         plan.append(edit)
       }
     }
-    return plan.finish()
+    var edits = plan.finish()
+    keepInverses(&edits)
+    return edits
+  }
+
+  /// Whether a relationship may keep a member that is deleted or out of the context: only when
+  /// the member's side has a no-action rule (or there is none), which leaves such references
+  /// behind on purpose.
+  private func keepsDeadMembers(_ property: Property) -> Bool {
+    (property.inverse?.deleteRule ?? .noAction) == .noAction
   }
 
   private func identical(_ held: Any?, _ object: ManagedObject?) -> Bool {
@@ -272,5 +312,328 @@ extension ObjectContext {
     object.isDeletedFlag = change == .undelete
     registry.detach(object)
     return object
+  }
+}
+
+// MARK: Inverse upkeep of a replay
+
+extension ObjectContext {
+  /// Makes both sides of every link a replayed plan makes or breaks agree once it is applied:
+  /// the inverse upkeep that ``planLink(_:_:_:to:via:)`` and ``planUnlink(_:_:_:from:via:)`` do
+  /// for an ordinary change, worked out against what the plan leaves rather than what storage
+  /// holds now (the plan changes both sides of the links it recorded, and may change a slot more
+  /// than once).
+  ///
+  /// For each link the plan makes or breaks, and keeps so to its end, the other side is read as
+  /// the plan leaves it. When it disagrees — an observer of an earlier step moved, related or
+  /// deleted objects the step does not know of — it follows, as with a user's change: an object
+  /// that joins a to-many whose inverse is to-one leaves the partner that holds it now (a
+  /// steal), a to-one that goes back to an object clears that object's previous partner, and a
+  /// partner that still holds an object the plan takes away lets it go. Nothing is done for an
+  /// object that is deleted or out of the context when the plan ends, nor for a fault whose row
+  /// is gone. The edits are appended to the plan (a set merges into the plan's set of the same
+  /// slot); they are tracked as new changes, recorded with the step's opposite, and heard by
+  /// observers like the rest. A plan whose links already agree — every replay of a history no
+  /// observer changed — gets no edit.
+  func keepInverses(_ edits: inout EditList) {
+    let count = edits.count
+    guard (0..<count).contains(where: { edits[$0].property?.inverse != nil }) else { return }
+    var upkeep = InverseUpkeep()
+    swap(&upkeep.edits, &edits)
+    defer { swap(&upkeep.edits, &edits) }
+    for position in 0..<count { upkeep.note(position) }
+    for position in 0..<count where upkeep.edits[position].changes {
+      guard let property = upkeep.edits[position].property, property.inverse != nil else {
+        continue
+      }
+      let owner = upkeep.edits[position].object
+      switch upkeep.edits[position].edit.change {
+      case .set:
+        let old = upkeep.edits[position].edit.old.map { heldReference($0, as: ManagedObject.self) }
+        let new = upkeep.edits[position].edit.new.map { heldReference($0, as: ManagedObject.self) }
+        if let old, old !== new { upkeep.keep(owner, property, old, linked: false, in: self) }
+        if let new { upkeep.keep(owner, property, new, linked: true, in: self) }
+      case .insert(let objects, _):
+        for member in objects { upkeep.keep(owner, property, member, linked: true, in: self) }
+      case .remove(let objects, _):
+        for member in objects { upkeep.keep(owner, property, member, linked: false, in: self) }
+      case .replace(let old, let new):
+        let oldIDs = Set(old.map(ObjectIdentifier.init))
+        let newIDs = Set(new.map(ObjectIdentifier.init))
+        for member in old where !newIDs.contains(ObjectIdentifier(member)) {
+          upkeep.keep(owner, property, member, linked: false, in: self)
+        }
+        for member in new where !oldIDs.contains(ObjectIdentifier(member)) {
+          upkeep.keep(owner, property, member, linked: true, in: self)
+        }
+      case .lifecycle:
+        break
+      }
+    }
+    upkeep.finish(from: count)
+  }
+}
+
+/// What ``ObjectContext/keepInverses(_:)`` works with: the plan, what it leaves in each
+/// relationship slot it changes (to-ones with the position of their last set, to-manys as the
+/// members joined and left, or the whole content once replaced), which objects it brings back or
+/// takes out, and the upkeep edits appended so far.
+private struct InverseUpkeep {
+  var edits = EditList()
+  private var toOne = SlotTable<(object: ManagedObject?, position: Int)>()
+  private var toMany = SlotTable<Members>()
+  /// Whether the objects whose lifecycle the plan changes are live at its end (slot -1).
+  private var alive = SlotTable<Bool>()
+  /// The upkeep insertions and removals, one edit per slot each: its position and objects.
+  private var insertions = SlotTable<Int>()
+  private var removals = SlotTable<Int>()
+  private var lists: [(position: Int, objects: [ManagedObject])] = []
+
+  /// A to-many slot's members at the end of the plan, against what storage holds now.
+  struct Members {
+    /// The whole content, once the plan replaced it.
+    var whole: Set<ObjectIdentifier>?
+    /// Members that are not in storage now and join; members that are, and leave.
+    var joined = Set<ObjectIdentifier>()
+    var left = Set<ObjectIdentifier>()
+
+    mutating func insert(_ member: ManagedObject) {
+      let id = ObjectIdentifier(member)
+      if whole != nil {
+        whole!.insert(id)
+      } else if left.remove(id) == nil {
+        joined.insert(id)
+      }
+    }
+
+    mutating func remove(_ member: ManagedObject) {
+      let id = ObjectIdentifier(member)
+      if whole != nil {
+        whole!.remove(id)
+      } else if joined.remove(id) == nil {
+        left.insert(id)
+      }
+    }
+  }
+
+  /// Notes what the edit at `position` leaves.
+  mutating func note(_ position: Int) {
+    let object = edits[position].object
+    guard let property = edits[position].property else {
+      if case .lifecycle(let change) = edits[position].edit.change {
+        alive[SlotKey(object, -1)] = !change.removesObject
+      }
+      return
+    }
+    guard property.inverse != nil else { return }
+    switch edits[position].edit.change {
+    case .set:
+      let new = edits[position].edit.new.map { heldReference($0, as: ManagedObject.self) }
+      toOne[SlotKey(object, property.slot)] = (new, position)
+    case .insert(let objects, _):
+      changeMembers(object, property) { members in
+        for member in objects { members.insert(member) }
+      }
+    case .remove(let objects, _):
+      changeMembers(object, property) { members in
+        for member in objects { members.remove(member) }
+      }
+    case .replace(_, let new):
+      changeMembers(object, property) { members in
+        members = Members(whole: Set(new.map(ObjectIdentifier.init)))
+      }
+    case .lifecycle:
+      break
+    }
+  }
+
+  /// Changes a to-many slot's entry in place: taken out of the table first, so that its sets are
+  /// not copied.
+  private mutating func changeMembers(
+    _ object: ManagedObject, _ property: Property, _ body: (inout Members) -> Void
+  ) {
+    let key = SlotKey(object, property.slot)
+    var members = toMany[key] ?? Members()
+    toMany[key] = nil
+    body(&members)
+    toMany[key] = members
+  }
+
+  /// Whether the object is live when the plan ends.
+  private func isLive(_ object: ManagedObject) -> Bool {
+    alive[SlotKey(object, -1)] ?? object.isLive
+  }
+
+  /// Whether the other side of a link can be kept: live when the plan ends, and not a fault
+  /// whose row is gone (see ``ObjectContext/isReachable(_:)``).
+  private func isReachable(_ object: ManagedObject) -> Bool {
+    isLive(object) && (!object.isFaultFlag || (try? object.fulfilFault()) != nil)
+  }
+
+  /// Whether `owner`'s relationship holds `member` when the plan ends.
+  private func holds(_ owner: ManagedObject, _ property: Property, _ member: ManagedObject)
+    -> Bool
+  {
+    let key = SlotKey(owner, property.slot)
+    guard property.isToMany else {
+      if let entry = toOne[key] { return entry.object === member }
+      return owner.toOne(property) === member
+    }
+    if let members = toMany[key] {
+      let id = ObjectIdentifier(member)
+      if let whole = members.whole { return whole.contains(id) }
+      if members.joined.contains(id) { return true }
+      if members.left.contains(id) { return false }
+    }
+    return owner.collection(property)?.contains(member) == true
+  }
+
+  /// The object a to-one relationship points at when the plan ends.
+  private func target(_ owner: ManagedObject, _ property: Property) -> ManagedObject? {
+    if let entry = toOne[SlotKey(owner, property.slot)] { return entry.object }
+    return owner.toOne(property)
+  }
+
+  /// Makes `member`'s side of the link from `owner`'s `property` agree with it: holding `owner`
+  /// when `linked`, not holding it otherwise — when the plan leaves the link so. An owner that is
+  /// deleted or out of the context when the plan ends makes no link, and one that leaves keeps
+  /// the partners a no-action rule leaves pointing at it, as its delete does.
+  mutating func keep(
+    _ owner: ManagedObject, _ property: Property, _ member: ManagedObject, linked: Bool,
+    in context: ObjectContext
+  ) {
+    guard let inverse = property.inverse, !(member === owner && inverse === property),
+      holds(owner, property, member) == linked,
+      isLive(owner) || !linked && property.deleteRule != .noAction,
+      isReachable(member), holds(member, inverse, owner) != linked
+    else { return }
+    guard linked else {
+      if inverse.isToMany {
+        append(member, inverse, owner, inserting: false)
+      } else {
+        set(member, inverse, to: nil)
+      }
+      return
+    }
+    if inverse.isToMany {
+      append(member, inverse, owner, inserting: true)
+      return
+    }
+    // The member leaves the partner its to-one points at now (a steal).
+    if let previous = target(member, inverse), previous !== owner, isReachable(previous),
+      holds(previous, property, member)
+    {
+      if property.isToMany {
+        append(previous, property, member, inserting: false)
+      } else {
+        set(previous, property, to: nil)
+      }
+    }
+    set(member, inverse, to: owner)
+  }
+
+  /// Sets a to-one slot: the plan's set of the slot takes the new value, or an upkeep set is
+  /// appended.
+  private mutating func set(
+    _ object: ManagedObject, _ property: Property, to new: ManagedObject?
+  ) {
+    let key = SlotKey(object, property.slot)
+    if let entry = toOne[key] {
+      let old = edits[entry.position].edit.old.map { heldReference($0, as: ManagedObject.self) }
+      edits[entry.position].edit.new = new
+      edits[entry.position].changes = old !== new
+      toOne[key] = (new, entry.position)
+      return
+    }
+    toOne[key] = (new, edits.count)
+    appendUpkeep(.set(object, property, old: object.toOne(property), new: new))
+  }
+
+  /// Adds `member` to the upkeep insertion (or removal) of a to-many slot, made on first use.
+  private mutating func append(
+    _ object: ManagedObject, _ property: Property, _ member: ManagedObject, inserting: Bool
+  ) {
+    let key = SlotKey(object, property.slot)
+    if let list = inserting ? insertions[key] : removals[key] {
+      lists[list].objects.append(member)
+    } else {
+      if inserting { insertions[key] = lists.count } else { removals[key] = lists.count }
+      lists.append((edits.count, [member]))
+      let change: Edit.Change =
+        inserting ? .insert(objects: [], indexes: []) : .remove(objects: [], indexes: [])
+      appendUpkeep(Edit(object: object, property: property, change: change))
+    }
+    changeMembers(object, property) { members in
+      if inserting { members.insert(member) } else { members.remove(member) }
+    }
+  }
+
+  private mutating func appendUpkeep(_ edit: Edit) {
+    var planned = PlannedEdit(edit)
+    planned.isReplay = true  // its object is restored by the undo or redo; nothing to restore
+    edits.append(planned)
+  }
+
+  /// Puts the objects of the upkeep insertions and removals in their edits, with the indexes of
+  /// ordered ones: an insertion at the end, a removal from where the members are when it
+  /// applies.
+  mutating func finish(from start: Int) {
+    for list in lists {
+      let owner = edits[list.position].object
+      guard let property = edits[list.position].property else { continue }
+      let objects = list.objects
+      var indexes: [Int] = []
+      if case .insert = edits[list.position].edit.change {
+        if property.isOrdered {
+          let count = members(before: list.position, owner, property).count
+          indexes = Array(count..<count + objects.count)
+        }
+        edits[list.position].edit.change = .insert(objects: objects, indexes: indexes)
+        continue
+      }
+      guard property.isOrdered else {
+        edits[list.position].edit.change = .remove(objects: objects, indexes: [])
+        continue
+      }
+      let order = members(before: list.position, owner, property)
+      let positioned = objects.map { member in
+        (order.firstIndex { $0 === member } ?? 0, member)
+      }.sorted { $0.0 < $1.0 }
+      edits[list.position].edit.change = .remove(
+        objects: positioned.map(\.1), indexes: positioned.map(\.0))
+    }
+  }
+
+  /// The members of an ordered to-many just before the edit at `position` applies: storage now,
+  /// then the plan's edits of the slot before it, as `apply` stores them.
+  private func members(before position: Int, _ owner: ManagedObject, _ property: Property)
+    -> [ManagedObject]
+  {
+    var members = owner.members(property)
+    for index in 0..<position
+    where edits[index].object === owner && edits[index].property?.slot == property.slot {
+      switch edits[index].edit.change {
+      case .insert(let objects, let indexes):
+        if indexes.isEmpty {
+          members += objects
+        } else {
+          for (member, index) in zip(objects, indexes) {
+            if index < members.count {
+              members.insert(member, at: index)
+            } else {
+              members.append(member)
+            }
+          }
+        }
+      case .remove(let objects, _):
+        let leaving = Set(objects.map(ObjectIdentifier.init))
+        members.removeAll { leaving.contains(ObjectIdentifier($0)) }
+      case .replace(_, let new):
+        members = new
+      case .set, .lifecycle:
+        break
+      }
+    }
+    return members
   }
 }

@@ -89,7 +89,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// after `pending`: bit 0 while the running undo or redo has noted the object as restored,
   /// bits 1–5 the snapshot events it noted (`UndoRecorder.noteRestored`), bit 6 while the object
   /// is a fault whose values a load put in place (`prefilledMark`), and bit 7 while a
-  /// delete gathers its cascade set and the object is in it (`ObjectContext.cascadeSet`).
+  /// delete gathers its cascade set and the object is in it (`ObjectContext.cascadeSet`), or
+  /// while the quiet undo of a delete checks its objects and the object is one it brings back
+  /// (`ObjectContext.canReplayQuietly`).
   @exclusivity(unchecked) var marks: UInt8 = 0
   static var restoredMark: UInt8 { 1 }
   static var restoredEventBits: UInt8 { 0x3E }
