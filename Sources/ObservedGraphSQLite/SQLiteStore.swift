@@ -35,8 +35,9 @@ public final class SQLiteStore: PersistentStore {
     /// Inserting never waits for the file, so a store whose contexts insert more objects between
     /// two saves than its block holds gives out keys past the block, and the next save reserves
     /// them. Should another store on the same file (another process) have reserved those keys in
-    /// the meantime and saved objects with them, that save fails with a `constraint`
-    /// ``SQLiteError`` and writes nothing. With one store per file this never happens; with
+    /// the meantime and saved objects with them, that save throws `ObjectGraphError` of kind
+    /// `duplicateObject`, naming the object, and writes nothing. With one store per file this
+    /// never happens; with
     /// several writers, make the block larger than the objects inserted between saves.
     public var keyBlockSize = 4096
     /// Which check of the whole file an open runs on an existing file before it writes
