@@ -146,6 +146,10 @@ final class SQLiteConnection {
     }
   }
 
+  /// The number of rows the last insert, update or delete changed (SQLite's `sqlite3_changes`,
+  /// a read of the connection's state: no statement runs); 0 when closed.
+  var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+
   /// Whether a transaction is open.
   var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 

@@ -29,13 +29,15 @@ extension SQLiteStore {
   ///
   /// - Parameter request: What is counted.
   /// - Returns: The number of matching rows, or nil when the context must count.
-  /// - Throws: ``SQLiteError`` when the query fails.
+  /// - Throws: ``SQLiteError`` when the query fails, or ``ObjectGraphError/Kind/notToMany`` for a
+  ///   sort key path through a to-many relationship (as a sort in memory throws).
   /// - Complexity: One query.
   public func count(_ request: StoreFetch) throws -> Int? {
     _ = try connection.openHandle(for: nil)
     guard let layout = layouts[request.entity.name] ?? anyLayout(of: request.entity) else {
       return 0
     }
+    for sort in request.sortDescriptors { try refuseToManySteps(sort, of: request.entity) }
     var query = SQLQuery(store: self)
     let (conditions, exact) = self.conditions(request, layout, &query)
     guard exact else { return nil }
@@ -82,8 +84,9 @@ extension SQLiteStore {
   ///   - loader: Where the rows go, in order.
   /// - Returns: Whether the query applied all of the fetch (predicate, sort, offset and limit),
   ///   so that the objects given are exactly the answer.
-  /// - Throws: ``SQLiteError`` when the query fails, or what `loader` throws for a value that does
-  ///   not fit the model.
+  /// - Throws: ``SQLiteError`` when the query fails, what `loader` throws for a value that does
+  ///   not fit the model, or ``ObjectGraphError/Kind/notToMany`` for a sort key path through a
+  ///   to-many relationship (as a sort in memory throws).
   /// - Complexity: One query; O(*n*) in the rows read.
   public func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
     _ = try connection.openHandle(for: nil)
@@ -103,6 +106,9 @@ extension SQLiteStore {
           sort, entity: request.entity, alias: "t",
           bytewise: exact && !window && request.loadsValues)
       else {
+        // Not translated: a to-many step is refused here, as the context refuses it in memory
+        // (whether or not it has two objects to compare).
+        for sort in request.sortDescriptors { try refuseToManySteps(sort, of: request.entity) }
         complete = false
         break
       }
@@ -145,6 +151,25 @@ extension SQLiteStore {
     // A string beyond ASCII in a column sorted by bytes: the objects go in Swift's order.
     if !inSwiftOrder { try loader.sortObjects(by: request.sortDescriptors) }
     return complete
+  }
+
+  /// Throws ``ObjectGraphError/Kind/notToMany`` for a sort key path that goes through a to-many
+  /// relationship, the error a sort in memory throws: such a key has no single value to order
+  /// by.
+  func refuseToManySteps(_ sort: FetchSort, of entity: EntityDescription) throws {
+    var current: EntityDescription? = entity
+    for key in sort.keyPath.split(separator: ".", omittingEmptySubsequences: false) {
+      guard let step = current,
+        let relationship = step.allRelationships.first(where: { $0.name == key })
+      else { return }
+      if relationship.isToMany {
+        throw ObjectGraphError(
+          .notToMany, entity: entity.name, key: sort.keyPath,
+          reason: "a sort key path cannot go through a to-many relationship: \(sort.keyPath) has "
+            + "no single value")
+      }
+      current = model.entity(named: relationship.destination)
+    }
   }
 
   /// A layout of the table of an abstract entity: the layout of any concrete entity in it.

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import ObservedGraph
 
@@ -34,10 +35,22 @@ public final class SQLiteStore: PersistentStore {
     /// Inserting never waits for the file, so a store whose contexts insert more objects between
     /// two saves than its block holds gives out keys past the block, and the next save reserves
     /// them. Should another store on the same file (another process) have reserved those keys in
-    /// the meantime and saved objects with them, that save fails with a `constraint`
-    /// ``SQLiteError`` and writes nothing. With one store per file this never happens; with
+    /// the meantime and saved objects with them, that save throws `ObjectGraphError` of kind
+    /// `duplicateObject`, naming the object, and writes nothing. With one store per file this
+    /// never happens; with
     /// several writers, make the block larger than the objects inserted between saves.
     public var keyBlockSize = 4096
+    /// Which check of the whole file an open runs on an existing file before it writes
+    /// anything: ``IntegrityCheck/off`` (the default), ``IntegrityCheck/quick`` or
+    /// ``IntegrityCheck/full``.
+    ///
+    /// Without a check, a damaged page that the open does not read (an index page, a leaf of a
+    /// large table) is found only when a fetch or a save reaches it, which then throws
+    /// ``SQLiteError/Kind/corrupt``. With one, the open reads every page and refuses a damaged
+    /// file with ``SQLiteError/Kind/corrupt``, quoting SQLite's report; the file is left as it
+    /// was. The check costs time in proportion to the file's size (Docs/SQLiteStore.md gives
+    /// figures), which is why it is off by default.
+    public var integrityCheck = IntegrityCheck.off
 
     /// The default options (with the SQL trace on when `OBSERVEDGRAPH_SQL_DEBUG` is `1`).
     public init() {
@@ -88,14 +101,18 @@ public final class SQLiteStore: PersistentStore {
   ///   - model: The model of the objects it holds.
   ///   - options: How to open it.
   /// - Throws: ``SQLiteError`` when SQLite refuses the file (`notADatabase`, `corrupt`, `busy`,
-  ///   …); ``OpenError`` for a database that is not a store, or a store another model (or a later
+  ///   …) or the check ``Options/integrityCheck`` asks for finds it damaged (`corrupt`, quoting
+  ///   SQLite's report); ``OpenError`` for a database that is not a store, or a store another model (or a later
   ///   format) made. A failed open leaves the file as it was.
   /// - Complexity: O(*e* × *p*) in the model's entities and properties, to check or create the
-  ///   schema in one transaction.
+  ///   schema in one transaction; with ``Options/integrityCheck``, also O(*n*) in the file's
+  ///   pages, each read once.
   public init(url: URL, model: ObjectModel, options: Options = Options()) throws {
     self.url = url
     self.model = model
-    let file = try SQLiteStoreFile(path: url.path, model: model, busyTimeout: options.busyTimeout)
+    let file = try SQLiteStoreFile(
+      path: url.path, model: model, busyTimeout: options.busyTimeout,
+      integrityCheck: options.integrityCheck)
     connection = file.connection
     schema = file.schema
     identifier = file.storeIdentifier
@@ -476,7 +493,11 @@ public final class SQLiteStore: PersistentStore {
   ///   after the busy timeout, `closed`); `ObjectGraphError.Kind.otherStore` or
   ///   `ObjectGraphError.Kind.unknownEntity` for an object this store cannot hold;
   ///   `ObjectGraphError.Kind.wrongType` for an object without a value per property of its
-  ///   entity. The transaction is rolled back: the file is as it was.
+  ///   entity; `ObjectGraphError.Kind.duplicateObject` for an inserted object whose key the file
+  ///   already holds (another store on the file gave out the same key and saved first);
+  ///   `ObjectGraphError.Kind.objectNotFound` for an updated object whose row the file no longer
+  ///   holds (deleted since it was loaded: Core Data's optimistic locking failure). The
+  ///   transaction is rolled back: the file is as it was.
   /// - Complexity: O(*n*) statements in the number of changed objects and relationship changes,
   ///   in one transaction.
   public func save(_ changes: StoreChanges) throws {
@@ -536,7 +557,18 @@ public final class SQLiteStore: PersistentStore {
     for column in layout.columns {
       arguments.append(value(of: column, in: object))
     }
-    try connection.statement(layout.insert).run(arguments)
+    do {
+      try connection.statement(layout.insert).run(arguments)
+    } catch {
+      // `catch … where` on a typed error crashes the compiler (Swift 6.3.1): tested inside.
+      guard error.code == SQLITE_CONSTRAINT | 6 << 8 else { throw error }  // _PRIMARYKEY
+      // Another store on the file (another process) saved an object with this key first.
+      throw ObjectGraphError(
+        .duplicateObject, entity: object.id.entityName, value: object.id.description,
+        reason: "the file \(url.path) already holds a row with key \(object.id.key) in table "
+          + "\(layout.table), so \(object.id) cannot be inserted: another store on the file "
+          + "gave out the same key and saved first; the save wrote nothing")
+    }
   }
 
   private func update(_ object: StoredObject) throws {
@@ -550,6 +582,18 @@ public final class SQLiteStore: PersistentStore {
       + " WHERE \"og_pk\" = ?"
     try connection.statement(sql).run(
       changed.map { value(of: $0, in: object) } + [.integer(object.id.key)])
+    // No row changed: the row is gone (another context, store or program deleted it after this
+    // object was loaded). Read from the connection, no statement runs.
+    if connection.changes == 0 { throw missingRow(object.id) }
+  }
+
+  /// The error of an update whose row the file no longer holds.
+  private func missingRow(_ id: ObjectID) -> ObjectGraphError {
+    ObjectGraphError(
+      .objectNotFound, entity: id.entityName, value: id.description,
+      reason: "the file \(url.path) has no row for \(id) to update: it was deleted after the "
+        + "object was loaded (by another context, another store on the file or another "
+        + "program); the save wrote nothing")
   }
 
   /// A column's value for an object.
@@ -564,32 +608,63 @@ public final class SQLiteStore: PersistentStore {
   }
 
   /// Writes what a to-many relationship's members need beyond their own rows: positions in an
-  /// ordered one, and join-table rows.
+  /// ordered one, and join-table rows. Only relationships the save changed are given (the others
+  /// are omitted), and of those only the rows that differ from the file are written: for an
+  /// object saved before, one query reads the relationship's rows, then a join row is inserted
+  /// per member added, deleted per member removed, and a position written per member whose
+  /// position changed.
   private func saveToMany(_ object: StoredObject, isNew: Bool) throws {
     let layout = layouts[object.id.entityName]!
     for toMany in layout.toMany {
       guard case .toMany(let members) = object.properties[toMany.slot] else { continue }
       switch toMany.place {
-      case .inverseColumn(let table, _, let order?):
+      case .inverseColumn(let table, let column, let order?):
+        let t = SQLiteSchema.quoted(table)
+        let q = SQLiteSchema.quoted(order)
+        // A new owner's members have no position yet; a saved one's keep those that still hold.
+        var stored: [Int64: Int64] = [:]
+        if !isNew {
+          let rows = try connection.statement(
+            "SELECT \"og_pk\", \(q) FROM \(t) WHERE \(SQLiteSchema.quoted(column)) = ?"
+          ).rows([.integer(object.id.key)])
+          for row in rows {
+            if case .integer(let key) = row[0], case .integer(let position) = row[1] {
+              stored[key] = position
+            }
+          }
+        }
         let statement = try connection.statement(
-          "UPDATE \(SQLiteSchema.quoted(table)) SET \(SQLiteSchema.quoted(order)) = ? "
-            + "WHERE \"og_pk\" = ?")
-        for (position, member) in members.enumerated() {
+          "UPDATE \(t) SET \(q) = ? WHERE \"og_pk\" = ?")
+        for (position, member) in members.enumerated() where stored[member.key] != Int64(position) {
           try statement.run([.integer(Int64(position)), .integer(member.key)])
+          if connection.changes == 0 { throw missingRow(member) }
         }
       case .join(let table, let owner, let member, let order):
         let (t, o, m) = (
           SQLiteSchema.quoted(table), SQLiteSchema.quoted(owner), SQLiteSchema.quoted(member)
         )
+        // Each member the file holds for the owner, with its position (nil when unordered).
+        var stored: [Int64: Int64?] = [:]
         if !isNew {
-          let keep = Set(members.map(\.key))
-          let gone = try connection.statement("SELECT \(m) FROM \(t) WHERE \(o) = ?")
-            .rows([.integer(object.id.key)]).compactMap { row -> Int64? in
-              guard case .integer(let key) = row[0], !keep.contains(key) else { return nil }
-              return key
+          let positions = order.map { ", \(SQLiteSchema.quoted($0))" } ?? ""
+          for row in try connection.statement("SELECT \(m)\(positions) FROM \(t) WHERE \(o) = ?")
+            .rows([.integer(object.id.key)])
+          {
+            guard case .integer(let key) = row[0] else { continue }
+            if order == nil {
+              stored[key] = .some(nil)
+            } else if case .integer(let position) = row[1] {
+              stored[key] = position
+            } else {
+              stored[key] = .some(nil)
             }
-          let remove = try connection.statement("DELETE FROM \(t) WHERE \(o) = ? AND \(m) = ?")
-          for key in gone { try remove.run([.integer(object.id.key), .integer(key)]) }
+          }
+          let keep = Set(members.map(\.key))
+          let gone = stored.keys.filter { !keep.contains($0) }.sorted()
+          if !gone.isEmpty {
+            let remove = try connection.statement("DELETE FROM \(t) WHERE \(o) = ? AND \(m) = ?")
+            for key in gone { try remove.run([.integer(object.id.key), .integer(key)]) }
+          }
         }
         let add: SQLiteStatement
         if let order {
@@ -602,6 +677,8 @@ public final class SQLiteStore: PersistentStore {
             "INSERT INTO \(t) (\(o), \(m)) VALUES (?, ?) ON CONFLICT DO NOTHING")
         }
         for (position, id) in members.enumerated() {
+          // Present with this position (or present, unordered): nothing to write.
+          if let held = stored[id.key], order == nil || held == Int64(position) { continue }
           var arguments: [SQLiteValue] = [.integer(object.id.key), .integer(id.key)]
           if order != nil { arguments.append(.integer(Int64(position))) }
           try add.run(arguments)

@@ -20,10 +20,13 @@ final class SQLiteStoreFile {
 
   /// Opens (or creates) the store file at `path` for `model`.
   ///
-  /// - Throws: ``SQLiteError`` for a file SQLite refuses (see ``SQLiteConnection``), or
-  ///   ``SQLiteStoreOpenError``; the file is left as it was.
+  /// An existing file is then checked as `integrityCheck` asks (``SQLiteStore/IntegrityCheck``).
+  ///
+  /// - Throws: ``SQLiteError`` for a file SQLite refuses (see ``SQLiteConnection``) or the check
+  ///   finds damaged (`corrupt`), or ``SQLiteStoreOpenError``; the file is left as it was.
   init(
-    path: String, model: ObjectModel, create: Bool = true, busyTimeout: Duration = .seconds(5)
+    path: String, model: ObjectModel, create: Bool = true, busyTimeout: Duration = .seconds(5),
+    integrityCheck: SQLiteStore.IntegrityCheck = .off
   ) throws {
     connection = try SQLiteConnection(path: path, create: create, busyTimeout: busyTimeout)
     schema = SQLiteSchema(model: model)
@@ -42,6 +45,7 @@ final class SQLiteStoreFile {
           throw SQLiteStoreOpenError.notAStore(path: path, tables: tables)
         }
         storeIdentifier = try Self.check(connection, model, path: path)
+        try Self.verify(connection, integrityCheck, path: path)
       }
     } catch {
       connection.close()

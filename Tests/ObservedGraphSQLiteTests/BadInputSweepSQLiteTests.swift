@@ -111,7 +111,7 @@ struct SQLiteSweepRow: Sendable, CustomTestStringConvertible {
       row.properties.removeLast()
       try w.store.save(StoreChanges(inserted: [row]))
     },
-    SQLiteSweepRow("save(_:)", "key of an existing object", nil, ["UNIQUE", "ShopBook"]) { w in
+    SQLiteSweepRow("save(_:)", "key of an existing object", .duplicateObject, ["ShopBook"]) { w in
       try w.store.save(
         StoreChanges(inserted: [w.row("ShopBook", w.books[0].objectID.key)]))
     },
@@ -120,7 +120,8 @@ struct SQLiteSweepRow: Sendable, CustomTestStringConvertible {
       row.id = w.id("ShopBook", 99, store: UUID())
       try w.store.save(StoreChanges(inserted: [row]))
     },
-    findsNothing("save(_:)", "update of a missing object") { w in
+    SQLiteSweepRow("save(_:)", "update of a missing object", .objectNotFound, ["ShopBook#999"]) {
+      w in
       try w.store.save(
         StoreChanges(updated: [w.row("ShopBook", 999, ["title": .attribute(.string("x"))])]))
     },

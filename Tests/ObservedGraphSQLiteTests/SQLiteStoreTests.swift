@@ -171,8 +171,8 @@ final class ShopPage: ManagedObject {
       #"INSERT INTO "ShopPage" ("og_pk", "og_entity", "text") VALUES (?, 3, 'theirs')"#
     ).run([.integer(page.objectID.key)])
     let before = try Self.dump(url.path)
-    let error = #expect(throws: SQLiteError.self) { try context.save() }
-    #expect(error?.kind == .constraint)
+    let error = #expect(throws: ObjectGraphError.self) { try context.save() }
+    #expect(error?.kind == .duplicateObject && error?.value == page.objectID.description)
     #expect(try Self.dump(url.path) == before, "the title change was rolled back too")
     #expect(page.isInserted && books[0].isUpdated && context.hasChanges)
   }

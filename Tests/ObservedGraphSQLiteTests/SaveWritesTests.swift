@@ -1,0 +1,97 @@
+import Foundation
+import ObservedGraph
+import Testing
+
+@testable import ObservedGraphSQLite
+
+/// What a save of an object with to-many relationships writes, statement by statement (the
+/// store's SQL trace): a relationship the save did not change writes nothing, and a changed one
+/// writes only the rows that differ from the file — a join row per member added or removed, a
+/// position per member that moved.
+@Suite struct SaveWritesTests {
+  static let model = StoreFaultTests.model
+
+  /// An edit on the library and the statements its save runs inside the transaction (values
+  /// bound by name: `<A>` is shelf A's key).
+  struct Case: CustomTestStringConvertible, Sendable {
+    let name: String
+    let edit: @Sendable (StoreFaultTests.Objects) throws -> Void
+    let statements: [String]
+    var testDescription: String { name }
+  }
+
+  static let cases: [Case] = [
+    Case(
+      name: "an attribute of an object with to-many relationships",
+      edit: { try $0["A"].setValue("Novels", forKey: "name") },
+      statements: [#"UPDATE "Shelf" SET "name" = ? WHERE "og_pk" = ? ['Novels', <A>]"#]),
+    Case(
+      name: "an attribute of a member of ordered and many-to-many relationships",
+      edit: { try $0["b0"].setValue("Dune Messiah", forKey: "title") },
+      statements: [#"UPDATE "Item" SET "title" = ? WHERE "og_pk" = ? ['Dune Messiah', <b0>]"#]),
+    Case(
+      name: "a member appended to an ordered many-to-many",
+      edit: { try $0["t0"].mutableOrderedSet(forKey: "items").append($0["b3"]) },
+      statements: [
+        // Both sides changed: the book's (unordered, saved first: its key is smaller) inserts
+        // the row, the tag's gives it its position. The tag's other members are not written.
+        #"SELECT "target" FROM "og_join_Item_tags" WHERE "source" = ? [<b3>]"#,
+        #"INSERT INTO "og_join_Item_tags" ("source", "target") VALUES (?, ?) ON CONFLICT DO NOTHING [<b3>, <t0>]"#,
+        #"SELECT "source", "target_order" FROM "og_join_Item_tags" WHERE "target" = ? [<t0>]"#,
+        #"INSERT INTO "og_join_Item_tags" ("target", "source", "target_order") VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET "target_order" = excluded."target_order" [<t0>, <b3>, 3]"#,
+      ]),
+    Case(
+      name: "a member removed from an unordered many-to-many",
+      edit: { try $0["A"].mutableSet(forKey: "keywords").remove($0["t0"]) },
+      statements: [
+        #"SELECT "target" FROM "og_join_Shelf_keywords" WHERE "source" = ? [<A>]"#,
+        #"DELETE FROM "og_join_Shelf_keywords" WHERE "source" = ? AND "target" = ? [<A>, <t0>]"#,
+      ]),
+    Case(
+      name: "a member appended to an ordered one-to-many",
+      edit: { try $0["A"].mutableOrderedSet(forKey: "items").append($0["b3"]) },
+      statements: [
+        #"UPDATE "Item" SET "shelf" = ? WHERE "og_pk" = ? [<A>, <b3>]"#,
+        #"SELECT "og_pk", "shelf_order" FROM "Item" WHERE "shelf" = ? [<A>]"#,
+        #"UPDATE "Item" SET "shelf_order" = ? WHERE "og_pk" = ? [3, <b3>]"#,
+      ]),
+    Case(
+      name: "two members of an ordered one-to-many swapped",
+      edit: { try $0["A"].mutableOrderedSet(forKey: "items").move(from: 2, to: 1) },
+      statements: [
+        #"SELECT "og_pk", "shelf_order" FROM "Item" WHERE "shelf" = ? [<A>]"#,
+        #"UPDATE "Item" SET "shelf_order" = ? WHERE "og_pk" = ? [1, <b1>]"#,
+        #"UPDATE "Item" SET "shelf_order" = ? WHERE "og_pk" = ? [2, <d0>]"#,
+      ]),
+  ]
+
+  @Test(arguments: cases)
+  func aSaveWritesOnlyTheRowsThatChanged(_ saved: Case) throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("library.sqlite")
+    let ids = try StoreFaultTests.makeLibrary(at: url)
+    let store = try SQLiteStore(url: url, model: Self.model)
+    let context = PersistentContainer(store: store).newContext()
+    let objects = StoreFaultTests.Objects(context: context, ids: ids)
+    try saved.edit(objects)
+    var lines: [String] = []
+    store.connection.trace = { sql, arguments, _ in
+      lines.append(
+        arguments.isEmpty
+          ? sql : "\(sql) [" + arguments.map(\.traceDescription).joined(separator: ", ") + "]")
+    }
+    try context.save()
+    store.connection.trace = nil
+    let begin = try #require(lines.firstIndex(of: "BEGIN IMMEDIATE"))
+    #expect(lines.last == "COMMIT")
+    let written = Array(lines[(begin + 1)..<(lines.count - 1)])
+    let expected = saved.statements.map { statement in
+      ids.reduce(statement) { $0.replacingOccurrences(of: "<\($1.key)>", with: "\($1.value.key)") }
+    }
+    #expect(written == expected, "\(saved.name):\n\(written.joined(separator: "\n"))")
+    // What was written is what the context holds (read by a second store on the file).
+    try StoreFaultTests.expectTheFileHolds(
+      url, Array(context.registeredObjects), deleted: [], "\(saved.name)")
+    try store.close()
+  }
+}
