@@ -44,17 +44,17 @@ extension LeagueExample {
     try player("Glenn Robinson").teams = [try team("Boston Celtics")]
     _ = trace.take()
     try context.save()
-    let statements = trace.take().filter { $0.contains("og_join_Player_teams") }
-    // Each new pair is written from both sides of the relationship, in either column order; the
-    // second insert of a pair finds it there and does nothing (ON CONFLICT DO NOTHING).
+    let statements = trace.take().filter { $0.contains(#"INSERT INTO "og_join_Player_teams""#) }
+    // Each new pair is among the members of both sides; the store writes it once, from the side
+    // the save reaches first, in that side's column order.
     var rows: Set<[Int]> = []
     for statement in statements {
       let keys = try Self.boundKeys(of: statement)
       rows.insert(statement.contains(#"("target", "source")"#) ? keys.reversed() : keys)
     }
     say(
-      "   \(statements.count) INSERT statements into og_join_Player_teams (each pair from both "
-        + "sides), \(rows.count) rows [source (Player), target (Team)]:")
+      "   \(statements.count) INSERT statements into og_join_Player_teams, \(rows.count) rows "
+        + "[source (Player), target (Team)]:")
     var names: [String: String] = [:]
     for object in context.registeredObjects {
       let name = (object as? Player)?.fullName ?? (object as? Team)?.name ?? "?"

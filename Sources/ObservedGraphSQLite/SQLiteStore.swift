@@ -528,8 +528,9 @@ public final class SQLiteStore: PersistentStore {
         for id in changes.deleted { try delete(id) }
         for object in changes.inserted { try insert(object) }
         for object in changes.updated { try update(object) }
-        for object in changes.inserted { try saveToMany(object, isNew: true) }
-        for object in changes.updated { try saveToMany(object, isNew: false) }
+        var joinRows = Set<JoinRow>()
+        for object in changes.inserted { try saveToMany(object, isNew: true, &joinRows) }
+        for object in changes.updated { try saveToMany(object, isNew: false, &joinRows) }
         try reserveAhead()
       }
     } catch {
@@ -613,7 +614,13 @@ public final class SQLiteStore: PersistentStore {
   /// object saved before, one query reads the relationship's rows, then a join row is inserted
   /// per member added, deleted per member removed, and a position written per member whose
   /// position changed.
-  private func saveToMany(_ object: StoredObject, isNew: Bool) throws {
+  ///
+  /// `joinRows` collects the join rows the save wrote: a new pair of a many-to-many is among the
+  /// members of both sides, and the second side to come finds it written (an unordered side
+  /// writes nothing more; an ordered one still writes its position).
+  private func saveToMany(_ object: StoredObject, isNew: Bool, _ joinRows: inout Set<JoinRow>)
+    throws
+  {
     let layout = layouts[object.id.entityName]!
     for toMany in layout.toMany {
       guard case .toMany(let members) = object.properties[toMany.slot] else { continue }
@@ -679,6 +686,12 @@ public final class SQLiteStore: PersistentStore {
         for (position, id) in members.enumerated() {
           // Present with this position (or present, unordered): nothing to write.
           if let held = stored[id.key], order == nil || held == Int64(position) { continue }
+          let row =
+            owner == "source"
+            ? JoinRow(table: table, source: object.id.key, target: id.key)
+            : JoinRow(table: table, source: id.key, target: object.id.key)
+          // Written by the other side in this save: an unordered side has nothing to add.
+          if !joinRows.insert(row).inserted && order == nil { continue }
           var arguments: [SQLiteValue] = [.integer(object.id.key), .integer(id.key)]
           if order != nil { arguments.append(.integer(Int64(position))) }
           try add.run(arguments)
@@ -687,6 +700,13 @@ public final class SQLiteStore: PersistentStore {
         continue
       }
     }
+  }
+
+  /// A join-table row a save wrote.
+  struct JoinRow: Hashable {
+    let table: String
+    let source: Int64
+    let target: Int64
   }
 
   /// Makes sure no key given out can be given out again by any connection to the file, and

@@ -158,7 +158,7 @@ import Testing
        players in the file: 0
 
     9. Fix both and save: the join table of Player.teams gets a row per player and team
-       22 INSERT statements into og_join_Player_teams (each pair from both sides), 11 rows [source (Player), target (Team)]:
+       11 INSERT statements into og_join_Player_teams, 11 rows [source (Player), target (Team)]:
           [4, 1]: Dwyane Wade plays for Miami Heat
           [5, 1]: Tyson Warner plays for Miami Heat
           [6, 1]: LeBron James plays for Miami Heat

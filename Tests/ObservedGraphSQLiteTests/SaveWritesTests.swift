@@ -94,4 +94,51 @@ import Testing
       url, Array(context.registeredObjects), deleted: [], "\(saved.name)")
     try store.close()
   }
+
+  /// A new pair of an unordered many-to-many is among the members of both sides; the save
+  /// writes its join row once, from the side it reaches first.
+  @Test func aNewPairOfAManyToManyIsWrittenOnce() throws {
+    let model = try ObjectModel(entities: [
+      EntityDescription(
+        name: "Student",
+        relationships: [
+          RelationshipDescription(
+            name: "courses", destination: "Course", inverse: "students", toMany: true)
+        ]),
+      EntityDescription(
+        name: "Course",
+        relationships: [
+          RelationshipDescription(
+            name: "students", destination: "Student", inverse: "courses", toMany: true)
+        ]),
+    ])
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("school.sqlite")
+    let store = try SQLiteStore(url: url, model: model)
+    let context = PersistentContainer(store: store).newContext()
+    let students = try (0..<2).map { _ in try context.insertObject(forEntityName: "Student") }
+    let courses = try (0..<2).map { _ in try context.insertObject(forEntityName: "Course") }
+    for student in students { try student.mutableSet(forKey: "courses").formUnion(courses) }
+    var inserts: [String] = []
+    store.connection.trace = { sql, arguments, _ in
+      guard sql.hasPrefix(#"INSERT INTO "og_join_"#) else { return }
+      inserts.append("\(sql) " + arguments.map(\.traceDescription).joined(separator: ", "))
+    }
+    try context.save()
+    #expect(inserts.count == 4, "\(inserts.joined(separator: "\n"))")
+    // Then one more pair, between saved objects: one insert again.
+    inserts = []
+    let third = try context.insertObject(forEntityName: "Course")
+    try third.mutableSet(forKey: "students").insert(students[0])
+    try context.save()
+    #expect(inserts.count == 1, "\(inserts.joined(separator: "\n"))")
+    store.connection.trace = nil
+    let reader = PersistentContainer(store: try SQLiteStore(url: url, model: model)).newContext()
+    let courseCounts = try students.map { student in
+      let copy = try reader.existingObject(with: student.objectID)
+      return (try copy.value(forKey: "courses") as? Set<ManagedObject>)?.count ?? -1
+    }
+    #expect(courseCounts == [3, 2])
+    try store.close()
+  }
 }
