@@ -113,15 +113,8 @@ extension FetchRequestTemplate: Codable {
   ///   parse (the error's description gives the ``PredicateSyntaxError``).
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    var predicate: FetchPredicate?
-    if let text = try container.decodeIfPresent(String.self, forKey: .predicate) {
-      do {
-        predicate = try FetchPredicate(format: text)
-      } catch {
-        throw DecodingError.dataCorruptedError(
-          forKey: .predicate, in: container, debugDescription: "\(error)")
-      }
-    }
+    let absent = try !container.contains(.predicate) || container.decodeNil(forKey: .predicate)
+    let predicate = absent ? nil : try container.decodePredicate(forKey: .predicate)
     self.init(
       name: try container.decode(String.self, forKey: .name),
       entityName: try container.decode(String.self, forKey: .entityName),

@@ -166,14 +166,7 @@ extension FetchedPropertyDescription: Codable {
   ///   error's description gives the ``PredicateSyntaxError``).
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    let text = try container.decode(String.self, forKey: .predicate)
-    let predicate: FetchPredicate
-    do {
-      predicate = try FetchPredicate(format: text)
-    } catch {
-      throw DecodingError.dataCorruptedError(
-        forKey: .predicate, in: container, debugDescription: "\(error)")
-    }
+    let predicate = try container.decodePredicate(forKey: .predicate)
     self.init(
       name: try container.decode(String.self, forKey: .name),
       destination: try container.decode(String.self, forKey: .destination),
@@ -229,5 +222,21 @@ extension EntityDescription: Codable {
         [RelationshipDescription].self, forKey: .relationships) ?? [],
       fetchedProperties: try container.decodeIfPresent(
         [FetchedPropertyDescription].self, forKey: .fetchedProperties) ?? [])
+  }
+}
+
+extension KeyedDecodingContainer {
+  /// A predicate kept as its text, parsed.
+  ///
+  /// - Throws: `DecodingError` when the text is missing or does not parse (the error's
+  ///   description gives the ``PredicateSyntaxError``).
+  func decodePredicate(forKey key: Key) throws -> FetchPredicate {
+    let text = try decode(String.self, forKey: key)
+    do {
+      return try FetchPredicate(format: text)
+    } catch {
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: self, debugDescription: "\(error)")
+    }
   }
 }
