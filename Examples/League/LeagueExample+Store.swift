@@ -85,10 +85,12 @@ extension LeagueExample {
     printSQL()
     let green = try reader.fetch(
       model.fetchRequestFromTemplate(withName: "GreenTeams", as: Team.self))
+    let wasFault = green.first?.isFault == true
     say("   GreenTeams: \(green.map(\.name)), in one query:")
     printSQL()
     guard let celtics = green.first else { throw MissingObject(description: "no green team") }
-    say("   \(celtics.name) came back with its values: isFault \(celtics.isFault)")
+    say("   \(celtics.name) came back as a fault holding its values: isFault \(wasFault)")
+    say("   reading its name fulfilled it from those values: isFault \(celtics.isFault)")
     let players = celtics.players
     say("   its players are a to-many fault; reading them (\(players.count)) runs:")
     printSQL()

@@ -176,7 +176,8 @@ import Testing
           SQL: SELECT t."og_pk", t."og_entity", t."name", t."uniformColor" FROM "Team" AS t WHERE (og_test('==', 0, t."uniformColor", ?) = 1) ORDER BY t."name" ASC, t."og_pk" ['Red']
        GreenTeams: ["Boston Celtics"], in one query:
           SQL: SELECT t."og_pk", t."og_entity", t."name", t."uniformColor" FROM "Team" AS t WHERE (og_test('==', 0, t."uniformColor", ?) = 1) ORDER BY t."name" ASC, t."og_pk" ['Green']
-       Boston Celtics came back with its values: isFault false
+       Boston Celtics came back as a fault holding its values: isFault true
+       reading its name fulfilled it from those values: isFault false
        its players are a to-many fault; reading them (4) runs:
           SQL: SELECT d."og_pk", d."og_entity", d."firstName", d."lastName", d."email", d."dateOfBirth" FROM "og_join_Player_teams" AS j JOIN "Person" AS d ON d."og_pk" = j."source" WHERE j."target" = ? [2]
        they are Ray Allen, Kevin Garnett, Paul Pierce, Glenn Robinson; reading them again ran 0 statements
