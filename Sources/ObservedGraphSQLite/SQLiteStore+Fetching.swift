@@ -29,7 +29,7 @@ extension SQLiteStore {
   ///
   /// - Parameter request: What is counted.
   /// - Returns: The number of matching rows, or nil when the context must count.
-  /// - Throws: ``SQLiteError`` when the query fails, or ``ObjectGraphError/Kind/notToMany`` for a
+  /// - Throws: ``SQLiteError`` when the query fails, or `ObjectGraphError.Kind.notToMany` for a
   ///   sort key path through a to-many relationship (as a sort in memory throws).
   /// - Complexity: One query.
   public func count(_ request: StoreFetch) throws -> Int? {
@@ -85,7 +85,7 @@ extension SQLiteStore {
   /// - Returns: Whether the query applied all of the fetch (predicate, sort, offset and limit),
   ///   so that the objects given are exactly the answer.
   /// - Throws: ``SQLiteError`` when the query fails, what `loader` throws for a value that does
-  ///   not fit the model, or ``ObjectGraphError/Kind/notToMany`` for a sort key path through a
+  ///   not fit the model, or `ObjectGraphError.Kind.notToMany` for a sort key path through a
   ///   to-many relationship (as a sort in memory throws).
   /// - Complexity: One query; O(*n*) in the rows read.
   public func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
@@ -153,7 +153,7 @@ extension SQLiteStore {
     return complete
   }
 
-  /// Throws ``ObjectGraphError/Kind/notToMany`` for a sort key path that goes through a to-many
+  /// Throws `ObjectGraphError.Kind.notToMany` for a sort key path that goes through a to-many
   /// relationship, the error a sort in memory throws: such a key has no single value to order
   /// by.
   func refuseToManySteps(_ sort: FetchSort, of entity: EntityDescription) throws {
