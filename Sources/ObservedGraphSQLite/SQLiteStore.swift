@@ -658,13 +658,9 @@ public final class SQLiteStore: PersistentStore {
             .rows([.integer(object.id.key)])
           {
             guard case .integer(let key) = row[0] else { continue }
-            if order == nil {
-              stored[key] = .some(nil)
-            } else if case .integer(let position) = row[1] {
-              stored[key] = position
-            } else {
-              stored[key] = .some(nil)
-            }
+            var position: Int64?
+            if order != nil, case .integer(let held) = row[1] { position = held }
+            stored[key] = .some(position)
           }
           let keep = Set(members.map(\.key))
           let gone = stored.keys.filter { !keep.contains($0) }.sorted()
@@ -683,11 +679,12 @@ public final class SQLiteStore: PersistentStore {
           add = try connection.statement(
             "INSERT INTO \(t) (\(o), \(m)) VALUES (?, ?) ON CONFLICT DO NOTHING")
         }
+        let ownsSource = owner == "source"
         for (position, id) in members.enumerated() {
           // Present with this position (or present, unordered): nothing to write.
           if let held = stored[id.key], order == nil || held == Int64(position) { continue }
           let row =
-            owner == "source"
+            ownsSource
             ? JoinRow(table: table, source: object.id.key, target: id.key)
             : JoinRow(table: table, source: id.key, target: object.id.key)
           // Written by the other side in this save: an unordered side has nothing to add.
