@@ -146,9 +146,8 @@ public struct Relationship<Value: RelationshipValue> {
     if cached >= 0 { return cached }
     // The first use of the wrapper in an object: its slot is found by where the wrapper sits in
     // the object, and cached in the wrapper.
-    let slot = withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) {
-      object.resolveSlot(wrapperAt: UnsafeRawPointer($0))
-    }
+    let slot = object.resolveSlot(
+      wrapperOffset: ManagedObject.wrapperOffset(object, storageKeyPath))
     object[keyPath: storageKeyPath].slot = Int32(slot)
     return slot
   }

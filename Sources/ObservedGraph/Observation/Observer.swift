@@ -17,6 +17,10 @@ final class Observer {
   /// ``TypedDelivery`` of it), which a typed set that nothing else hears calls with the old and
   /// new values as they are, never in `Any` (benchmark row "set with one old+new observer").
   @usableFromInline let typed: AnyObject?
+  /// ``typed`` again, unretained: a typed set borrows it from here, so the delivery is not retained
+  /// around each call (``typed`` holds it as long as the observer lives, and the list a typed set
+  /// delivers from holds the observer).
+  @usableFromInline let typedUnretained: Unmanaged<AnyObject>?
   @exclusivity(unchecked) @usableFromInline var isValid = true
 
   init(
@@ -29,6 +33,7 @@ final class Observer {
     self.did = did
     self.cancel = cancel
     self.typed = typed
+    self.typedUnretained = typed.map { Unmanaged.passUnretained($0) }
   }
 
   /// Whether a typed set may call the observer directly: it takes typed values and wants no prior
