@@ -1,3 +1,5 @@
+import Foundation
+
 /// Sizes and repetitions of one run: the full run of DESIGN.md, or `--quick` for CI.
 struct BenchConfig {
   /// The groups of rows, in the order they run; `--only=` picks some (for profiling one path).
@@ -28,18 +30,34 @@ struct BenchConfig {
         groups = Set(argument.dropFirst("--only=".count).split(separator: ",").map(String.init))
         let unknown = groups.subtracting(Self.groups)
         if !unknown.isEmpty {
-          fatalError("graph-bench: unknown groups \(unknown.sorted()); groups are \(Self.groups)")
+          Self.stop("unknown groups \(unknown.sorted().joined(separator: ", "))")
         }
+      } else if argument == "--help" || argument == "-h" {
+        print(Self.usage)
+        exit(0)
       } else {
-        fatalError(
-          "graph-bench: unknown argument \(argument); use --quick, --json, --profile, --only=group,group"
-        )
+        Self.stop("unknown argument \(argument)")
       }
     }
     self.quick = quick
     self.profile = profile
     self.json = json
     self.groups = groups
+  }
+
+  /// What the command line takes, printed for `--help` and after a mistake.
+  static let usage = """
+    usage: graph-bench [--quick] [--profile] [--json] [--only=group,group…]
+      --quick     small sizes and fewer rounds (CI)
+      --profile   tiny sizes and one round, for running under valgrind
+      --json      one JSON object instead of the table
+      --only=     run only these groups: \(groups.joined(separator: ", "))
+    """
+
+  /// Ends the run after a mistake on the command line: says what it was, and how to call.
+  private static func stop(_ mistake: String) -> Never {
+    FileHandle.standardError.write(Data("graph-bench: \(mistake)\n\(usage)\n".utf8))
+    exit(2)
   }
 
   /// Whether the group of rows runs in this run.
