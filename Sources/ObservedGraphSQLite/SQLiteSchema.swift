@@ -59,6 +59,14 @@ struct SQLiteSchema {
     case join(table: String, owner: String, member: String, order: String?)
     /// A transient attribute: no column.
     case notStored
+
+    /// Whether the place keeps an order: an ordered to-many's.
+    var isOrdered: Bool {
+      switch self {
+      case .inverseColumn(_, _, let order), .join(_, _, _, let order): order != nil
+      case .column, .notStored: false
+      }
+    }
   }
 
   private(set) var tables: [Table] = []

@@ -528,9 +528,17 @@ public final class SQLiteStore: PersistentStore {
         for id in changes.deleted { try delete(id) }
         for object in changes.inserted { try insert(object) }
         for object in changes.updated { try update(object) }
+        // Ordered relationships first: a new pair of a many-to-many ordered on one side is then
+        // written once, with its position, and the unordered side finds it written.
         var joinRows = Set<JoinRow>()
-        for object in changes.inserted { try saveToMany(object, isNew: true, &joinRows) }
-        for object in changes.updated { try saveToMany(object, isNew: false, &joinRows) }
+        for ordered in [true, false] {
+          for object in changes.inserted {
+            try saveToMany(object, isNew: true, ordered: ordered, &joinRows)
+          }
+          for object in changes.updated {
+            try saveToMany(object, isNew: false, ordered: ordered, &joinRows)
+          }
+        }
         try reserveAhead()
       }
     } catch {
@@ -575,7 +583,16 @@ public final class SQLiteStore: PersistentStore {
   private func update(_ object: StoredObject) throws {
     let layout = layouts[object.id.entityName]!
     let changed = layout.columns.filter { object.properties[$0.slot] != .omitted }
-    guard !changed.isEmpty else { return }
+    guard !changed.isEmpty else {
+      // Only to-many relationships changed, which write other rows: the object's own row must
+      // still be there, or they would name a row that is gone.
+      guard object.properties.contains(where: { $0 != .omitted }) else { return }
+      let held = try connection.statement(
+        "SELECT 1 FROM \(SQLiteSchema.quoted(layout.table)) WHERE \"og_pk\" = ?"
+      ).rows([.integer(object.id.key)])
+      if held.isEmpty { throw missingRow(object.id) }
+      return
+    }
     let sql =
       "UPDATE \(SQLiteSchema.quoted(layout.table)) SET "
       + changed.map { "\(SQLiteSchema.quoted(layout.names[$0.index])) = ?" }
@@ -615,14 +632,16 @@ public final class SQLiteStore: PersistentStore {
   /// per member added, deleted per member removed, and a position written per member whose
   /// position changed.
   ///
-  /// `joinRows` collects the join rows the save wrote: a new pair of a many-to-many is among the
-  /// members of both sides, and the second side to come finds it written (an unordered side
-  /// writes nothing more; an ordered one still writes its position).
-  private func saveToMany(_ object: StoredObject, isNew: Bool, _ joinRows: inout Set<JoinRow>)
-    throws
-  {
+  /// `ordered` picks the ordered relationships or the others: a save writes every ordered one
+  /// first. `joinRows` collects the join rows the save wrote: a new pair of a many-to-many is
+  /// among the members of both sides, and the second side to come finds it written (an unordered
+  /// side writes nothing more; an ordered one still writes its position, when both sides are
+  /// ordered).
+  private func saveToMany(
+    _ object: StoredObject, isNew: Bool, ordered: Bool, _ joinRows: inout Set<JoinRow>
+  ) throws {
     let layout = layouts[object.id.entityName]!
-    for toMany in layout.toMany {
+    for toMany in layout.toMany where toMany.place.isOrdered == ordered {
       guard case .toMany(let members) = object.properties[toMany.slot] else { continue }
       switch toMany.place {
       case .inverseColumn(let table, let column, let order?):

@@ -111,6 +111,37 @@ import Testing
     try store.close()
   }
 
+  /// A save that changes only many-to-many relationships writes join rows, not the objects' own
+  /// rows: it still checks that each object's row is there, whichever side is gone.
+  @Test(arguments: ["b3", "t1"])
+  func aManyToManyChangeOfAnObjectWhoseRowIsGoneThrowsObjectNotFound(_ gone: String) throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("library.sqlite")
+    let ids = try StoreFaultTests.makeLibrary(at: url)
+    let store = try SQLiteStore(url: url, model: Self.model)
+    let context = PersistentContainer(store: store).newContext()
+    let objects = StoreFaultTests.Objects(context: context, ids: ids)
+    let (book, tag) = (objects["b3"], objects["t1"])
+    try book.fulfilFault()
+    try tag.fulfilFault()
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    let table = gone == "b3" ? "Item" : "Tag"
+    try connection.statement(#"DELETE FROM "\#(table)" WHERE "og_pk" = ?"#)
+      .run([.integer(ids[gone]!.key)])
+    connection.close()
+    try tag.mutableOrderedSet(forKey: "items").append(book)
+    let held = Array(context.registeredObjects)
+    let before = try Self.state(context, url, held)
+    let error = #expect(throws: ObjectGraphError.self) { try context.save() }
+    #expect(error?.kind == .objectNotFound, "\(gone): \(String(describing: error))")
+    #expect(error?.entity == (gone == "b3" ? "Book" : "Tag"))
+    #expect(error?.value == ids[gone]!.description)
+    #expect(
+      try Self.state(context, url, held) == before, "the file and the context are as they were")
+    #expect(book.isUpdated && tag.isUpdated)
+    try store.close()
+  }
+
   @Test func aReorderThatMovesAMemberWhoseRowIsGoneThrowsObjectNotFound() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("library.sqlite")

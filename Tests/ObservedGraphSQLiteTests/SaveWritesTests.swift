@@ -7,7 +7,7 @@ import Testing
 /// What a save of an object with to-many relationships writes, statement by statement (the
 /// store's SQL trace): a relationship the save did not change writes nothing, and a changed one
 /// writes only the rows that differ from the file — a join row per member added or removed, a
-/// position per member that moved.
+/// position per member that moved — after checking that the object's own row is still there.
 @Suite struct SaveWritesTests {
   static let model = StoreFaultTests.model
 
@@ -33,17 +33,21 @@ import Testing
       name: "a member appended to an ordered many-to-many",
       edit: { try $0["t0"].mutableOrderedSet(forKey: "items").append($0["b3"]) },
       statements: [
-        // Both sides changed: the book's (unordered, saved first: its key is smaller) inserts
-        // the row, the tag's gives it its position. The tag's other members are not written.
-        #"SELECT "target" FROM "og_join_Item_tags" WHERE "source" = ? [<b3>]"#,
-        #"INSERT INTO "og_join_Item_tags" ("source", "target") VALUES (?, ?) ON CONFLICT DO NOTHING [<b3>, <t0>]"#,
+        // Both sides changed. The tag's (ordered, saved first though its key is larger)
+        // inserts the row with its position; the book's (unordered) finds it written. The
+        // tag's other members are not written. Neither object's own row changes: the save
+        // checks that each is still there.
+        #"SELECT 1 FROM "Item" WHERE "og_pk" = ? [<b3>]"#,
+        #"SELECT 1 FROM "Tag" WHERE "og_pk" = ? [<t0>]"#,
         #"SELECT "source", "target_order" FROM "og_join_Item_tags" WHERE "target" = ? [<t0>]"#,
         #"INSERT INTO "og_join_Item_tags" ("target", "source", "target_order") VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET "target_order" = excluded."target_order" [<t0>, <b3>, 3]"#,
+        #"SELECT "target" FROM "og_join_Item_tags" WHERE "source" = ? [<b3>]"#,
       ]),
     Case(
       name: "a member removed from an unordered many-to-many",
       edit: { try $0["A"].mutableSet(forKey: "keywords").remove($0["t0"]) },
       statements: [
+        #"SELECT 1 FROM "Shelf" WHERE "og_pk" = ? [<A>]"#,
         #"SELECT "target" FROM "og_join_Shelf_keywords" WHERE "source" = ? [<A>]"#,
         #"DELETE FROM "og_join_Shelf_keywords" WHERE "source" = ? AND "target" = ? [<A>, <t0>]"#,
       ]),
@@ -52,6 +56,7 @@ import Testing
       edit: { try $0["A"].mutableOrderedSet(forKey: "items").append($0["b3"]) },
       statements: [
         #"UPDATE "Item" SET "shelf" = ? WHERE "og_pk" = ? [<A>, <b3>]"#,
+        #"SELECT 1 FROM "Shelf" WHERE "og_pk" = ? [<A>]"#,
         #"SELECT "og_pk", "shelf_order" FROM "Item" WHERE "shelf" = ? [<A>]"#,
         #"UPDATE "Item" SET "shelf_order" = ? WHERE "og_pk" = ? [3, <b3>]"#,
       ]),
@@ -59,6 +64,7 @@ import Testing
       name: "two members of an ordered one-to-many swapped",
       edit: { try $0["A"].mutableOrderedSet(forKey: "items").move(from: 2, to: 1) },
       statements: [
+        #"SELECT 1 FROM "Shelf" WHERE "og_pk" = ? [<A>]"#,
         #"SELECT "og_pk", "shelf_order" FROM "Item" WHERE "shelf" = ? [<A>]"#,
         #"UPDATE "Item" SET "shelf_order" = ? WHERE "og_pk" = ? [1, <b1>]"#,
         #"UPDATE "Item" SET "shelf_order" = ? WHERE "og_pk" = ? [2, <d0>]"#,
