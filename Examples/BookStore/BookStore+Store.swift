@@ -37,7 +37,7 @@ extension BookStore {
     beginStep("The SQL of one fault, with the store's trace on")
     let lines = TraceLines()
     var options = SQLiteStore.Options()
-    options.sqlTrace = { lines.append(withoutTime($0)) }
+    options.sqlTrace = { lines.append("SQL: \($0.statement)") }
     let traced = PersistentContainer(
       store: try SQLiteStore(url: storeURL, model: context.model, options: options))
     lines.removeAll()  // opening the store ran statements of its own
@@ -68,13 +68,4 @@ final class TraceLines: @unchecked Sendable {
       return lines.sorted()
     }
   }
-}
-
-/// A trace line without its time: `... [5] (0.016 ms)` becomes `... [5]`, so that the demo prints
-/// the same lines on every run.
-func withoutTime(_ line: String) -> String {
-  guard line.hasSuffix(" ms)"), let open = line.range(of: " (", options: .backwards) else {
-    return line
-  }
-  return String(line[..<open.lowerBound])
 }

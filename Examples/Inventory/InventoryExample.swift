@@ -71,7 +71,7 @@ final class InventoryExample {
   func reopen(trace: TraceLines? = nil) throws {
     try container.store.close()
     var options = SQLiteStore.Options()
-    if let trace { options.sqlTrace = { trace.append($0) } }
+    if let trace { options.sqlTrace = { trace.append("SQL: \($0.statement)") } }
     container = PersistentContainer(
       store: try SQLiteStore(url: storeURL, model: model, options: options))
     trace?.removeAll()  // opening the store ran statements of its own
@@ -86,7 +86,8 @@ final class InventoryExample {
   }
 }
 
-/// Trace lines collected for printing (the store's trace may be called from any thread).
+/// Trace lines collected for printing (the store's trace may be called from any thread): each
+/// statement without its time, so that the output is the same on every run.
 final class TraceLines: @unchecked Sendable {
   // @unchecked Sendable: the lock guards `lines`.
   private let lock = NSLock()
@@ -95,20 +96,11 @@ final class TraceLines: @unchecked Sendable {
   func append(_ line: String) { lock.withLock { lines.append(line) } }
   func removeAll() { lock.withLock { lines.removeAll() } }
 
-  /// The lines so far without their times (`(0.016 ms)`), so that the output is the same on every
-  /// run; then forgets them.
+  /// The lines so far; then forgets them.
   func take() -> [String] {
     lock.withLock {
       defer { lines.removeAll() }
-      return lines.map(Self.withoutTime)
+      return lines
     }
-  }
-
-  /// `SELECT … [5] (0.016 ms)` without ` (0.016 ms)`.
-  static func withoutTime(_ line: String) -> String {
-    guard line.hasSuffix(" ms)"), let open = line.range(of: " (", options: .backwards) else {
-      return line
-    }
-    return String(line[..<open.lowerBound])
   }
 }

@@ -47,7 +47,7 @@ final class LeagueExample {
   /// Store options whose SQL trace goes to `trace`.
   static func options(_ trace: TraceLines) -> SQLiteStore.Options {
     var options = SQLiteStore.Options()
-    options.sqlTrace = { trace.append($0) }
+    options.sqlTrace = { trace.append("SQL: \($0.statement)") }
     return options
   }
 
@@ -145,21 +145,12 @@ final class TraceLines: @unchecked Sendable {
 
   func append(_ line: String) { lock.withLock { lines.append(line) } }
 
-  /// The lines so far without their times (`(0.016 ms)`), so that the output is the same on every
-  /// run; then forgets them.
+  /// The lines so far; then forgets them.
   func take() -> [String] {
     lock.withLock {
       defer { lines.removeAll() }
-      return lines.map(Self.withoutTime)
+      return lines
     }
-  }
-
-  /// `SELECT … [5] (0.016 ms)` without ` (0.016 ms)`.
-  static func withoutTime(_ line: String) -> String {
-    guard line.hasSuffix(" ms)"), let open = line.range(of: " (", options: .backwards) else {
-      return line
-    }
-    return String(line[..<open.lowerBound])
   }
 }
 

@@ -25,10 +25,15 @@ public final class SQLiteStore: PersistentStore {
     /// How long a write waits for another connection's lock (another process writing the same
     /// file) before it throws ``SQLiteError/Kind/busy``. 5 seconds by default.
     public var busyTimeout: Duration = .seconds(5)
-    /// Where each statement the store runs is written — its SQL, its bound values and its time —
-    /// or nil for no trace. Off by default, unless the environment variable
-    /// `OBSERVEDGRAPH_SQL_DEBUG` is `1`, which writes the trace to standard error.
-    public var sqlTrace: (@Sendable (String) -> Void)?
+    /// Where each statement the store runs is reported — its SQL, its bound values and its
+    /// time, as a ``TracedStatement`` — or nil for no trace. Off by default, unless the
+    /// environment variable `OBSERVEDGRAPH_SQL_DEBUG` is `1`, which writes each statement's
+    /// ``TracedStatement/description`` to standard error.
+    ///
+    /// ```swift
+    /// options.sqlTrace = { print($0) }  // SQL: SELECT … WHERE "og_pk" = ? [5] (0.016 ms)
+    /// ```
+    public var sqlTrace: (@Sendable (TracedStatement) -> Void)?
     /// How many object keys the store reserves in the file at a time (4,096 by default): when it
     /// opens, and at a save once half of them are given out.
     ///
@@ -768,25 +773,48 @@ public final class SQLiteStore: PersistentStore {
 
   // MARK: Trace
 
-  /// Writes a line of the SQL trace to standard error.
-  @Sendable static func writeToStandardError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-  }
+  /// One statement the store ran, as its SQL trace (``Options/sqlTrace``) reports it.
+  ///
+  /// Its ``description`` is the trace's line, with the statement's time; ``statement`` leaves the
+  /// time out, so it is the same on every run: what a test or a transcript compares.
+  public struct TracedStatement: Sendable, CustomStringConvertible {
+    /// The statement's SQL, with a `?` for each bound value.
+    public let sql: String
+    /// The bound values, in order, as SQL writes them: `5`, `2.5`, `'Dune'` (quotes doubled
+    /// inside), `NULL`, and `<16 bytes>` for data.
+    public let arguments: [String]
+    /// How long the statement took: every step of it, until it was reset.
+    public let duration: Duration
 
-  /// The connection's trace hook for a trace output: one line per statement.
-  private static func tracer(_ output: @escaping @Sendable (String) -> Void)
-    -> (String, [SQLiteValue], Duration) -> Void
-  {
-    { sql, arguments, duration in
-      var line = "SQL: \(sql)"
-      if !arguments.isEmpty {
-        line += " [" + arguments.map(\.traceDescription).joined(separator: ", ") + "]"
-      }
+    /// The SQL followed by its bound values in brackets, when it has any:
+    /// `SELECT … WHERE "og_pk" = ? [5]`.
+    public var statement: String {
+      arguments.isEmpty ? sql : "\(sql) [\(arguments.joined(separator: ", "))]"
+    }
+
+    /// The trace's line: `SQL: `, ``statement``, and the time in milliseconds:
+    /// `SQL: SELECT … WHERE "og_pk" = ? [5] (0.016 ms)`.
+    public var description: String {
       let milliseconds =
         Double(duration.components.attoseconds) / 1e15
         + Double(duration.components.seconds) * 1000
-      line += " (\(String(format: "%.3f", milliseconds)) ms)"
-      output(line)
+      return "SQL: \(statement) (\(String(format: "%.3f", milliseconds)) ms)"
+    }
+  }
+
+  /// Writes a statement's line of the SQL trace to standard error.
+  @Sendable static func writeToStandardError(_ traced: TracedStatement) {
+    FileHandle.standardError.write(Data((traced.description + "\n").utf8))
+  }
+
+  /// The connection's trace hook for a trace output: one report per statement.
+  private static func tracer(_ output: @escaping @Sendable (TracedStatement) -> Void)
+    -> (String, [SQLiteValue], Duration) -> Void
+  {
+    { sql, arguments, duration in
+      output(
+        TracedStatement(
+          sql: sql, arguments: arguments.map(\.traceDescription), duration: duration))
     }
   }
 }

@@ -95,13 +95,6 @@ import Testing
     #expect(InventoryExample.day(day) == "2010-03-15")
   }
 
-  /// The trace's times are cut, and only they.
-  @Test func traceLinesLoseTheirTimes() {
-    #expect(TraceLines.withoutTime(#"SQL: SELECT 1 [5] (0.016 ms)"#) == "SQL: SELECT 1 [5]")
-    #expect(TraceLines.withoutTime("SQL: SELECT 1") == "SQL: SELECT 1")
-    #expect(TraceLines.withoutTime("SQL: SELECT ' (x)'") == "SQL: SELECT ' (x)'")
-  }
-
   static let expected = #"""
     ObservedGraph Inventory example: ObjectModel(Asset, Location, Inventory)
 

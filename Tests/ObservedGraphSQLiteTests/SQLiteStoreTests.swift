@@ -342,38 +342,47 @@ final class ShopPage: ManagedObject {
     let id = books[1].objectID
     try store.close()
     final class Lines: @unchecked Sendable {
-      var lines: [String] = []
+      var statements: [SQLiteStore.TracedStatement] = []
+      var lines: [String] { statements.map(\.description) }
     }
     let lines = Lines()
     var options = SQLiteStore.Options()
-    options.sqlTrace = { lines.lines.append($0) }
+    options.sqlTrace = { lines.statements.append($0) }
     let traced = try SQLiteStore(url: url, model: Self.shop, options: options)
-    lines.lines.removeAll()
+    lines.statements.removeAll()
     let context = PersistentContainer(store: traced).viewContext
     let emma = try #require(context.object(with: id) as? ShopBook)
     #expect(lines.lines.isEmpty, "a fault costs nothing until it is read")
     _ = emma.title
     #expect(lines.lines.count == 1, "a fault costs one query: \(lines.lines)")
-    #expect(
-      lines.lines[0].hasPrefix(
-        #"SQL: SELECT "og_pk", "og_entity", "title", "price", "isbn", "shop" FROM "ShopBook" WHERE "og_pk" = ? [\#(id.key)] ("#
-      ))
-    #expect(lines.lines[0].hasSuffix(" ms)"))
+    let sql =
+      #"SELECT "og_pk", "og_entity", "title", "price", "isbn", "shop" FROM "ShopBook" WHERE "og_pk" = ?"#
+    let fault = try #require(lines.statements.first)
+    #expect(fault.sql == sql)
+    #expect(fault.arguments == ["\(id.key)"])
+    #expect(fault.statement == "\(sql) [\(id.key)]")
+    #expect(fault.duration > .zero)
+    // The line: the statement and its time in milliseconds, three decimals.
+    let line = fault.description
+    #expect(line.hasPrefix("SQL: \(sql) [\(id.key)] ("), "\(line)")
+    let time = line.dropFirst("SQL: \(sql) [\(id.key)] (".count)
+    #expect(time.hasSuffix(" ms)") && Double(time.dropLast(4)) != nil, "\(line)")
+    #expect(time.split(separator: ".").last?.count == 7, "\(line)")  // "016 ms)"
     // The shop's books come in one query with their values: reading them loads nothing more.
-    lines.lines.removeAll()
+    lines.statements.removeAll()
     let shop = try #require(emma.shop)
     let titles = shop.books.map(\.title).sorted()
     #expect(titles == ["Dune", "Emma"])
     #expect(lines.lines.count == 2, "the shop's row, then its books' rows: \(lines.lines)")
     #expect(lines.lines[1].contains(#"FROM "ShopBook" WHERE "shop" = ?"#))
     // A to-many is loaded on first use, in one query.
-    lines.lines.removeAll()
+    lines.statements.removeAll()
     let dune = try #require(shop.books.first { $0.title == "Dune" })
     #expect(lines.lines.isEmpty)
     #expect(dune.pages.count == 3)
     #expect(lines.lines.count == 1 && lines.lines[0].contains(#"FROM "ShopPage" WHERE "book" = ?"#))
     // Faults made by identifier load together when the first is read.
-    lines.lines.removeAll()
+    lines.statements.removeAll()
     let reader = PersistentContainer(store: traced).newContext()
     let faults = [id, dune.objectID].compactMap { reader.object(with: $0) as? ShopBook }
     #expect(faults.map(\.title) == ["Emma", "Dune"])

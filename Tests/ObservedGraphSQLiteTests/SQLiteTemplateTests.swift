@@ -42,7 +42,7 @@ import Testing
     }
     let trace = TraceCollector()
     var options = SQLiteStore.Options()
-    options.sqlTrace = { trace.append($0) }
+    options.sqlTrace = { trace.append($0.description) }
     let store = try SQLiteStore(url: url, model: Self.model, options: options)
     defer { try? store.close() }
     let context = PersistentContainer(store: store).newContext()
