@@ -115,12 +115,9 @@ import Testing
   /// rows: it still checks that each object's row is there, whichever side is gone.
   @Test(arguments: ["b3", "t1"])
   func aManyToManyChangeOfAnObjectWhoseRowIsGoneThrowsObjectNotFound(_ gone: String) throws {
-    let folder = try SQLiteConnectionTests.Folder()
-    let url = folder.url.appendingPathComponent("library.sqlite")
-    let ids = try StoreFaultTests.makeLibrary(at: url)
-    let store = try SQLiteStore(url: url, model: Self.model)
-    let context = PersistentContainer(store: store).newContext()
-    let objects = StoreFaultTests.Objects(context: context, ids: ids)
+    let library = try StoreFaultTests.Library()
+    let (url, ids, store, context) = (library.url, library.ids, library.store, library.context)
+    let objects = library.objects
     let (book, tag) = (objects["b3"], objects["t1"])
     try book.fulfilFault()
     try tag.fulfilFault()
@@ -143,12 +140,9 @@ import Testing
   }
 
   @Test func aReorderThatMovesAMemberWhoseRowIsGoneThrowsObjectNotFound() throws {
-    let folder = try SQLiteConnectionTests.Folder()
-    let url = folder.url.appendingPathComponent("library.sqlite")
-    let ids = try StoreFaultTests.makeLibrary(at: url)
-    let store = try SQLiteStore(url: url, model: Self.model)
-    let context = PersistentContainer(store: store).newContext()
-    let objects = StoreFaultTests.Objects(context: context, ids: ids)
+    let library = try StoreFaultTests.Library()
+    let (url, ids, store, context) = (library.url, library.ids, library.store, library.context)
+    let objects = library.objects
     let items = try objects["A"].mutableOrderedSet(forKey: "items")
     #expect(items.count == 3)
     let connection = try SQLiteConnection(path: url.path, create: false)

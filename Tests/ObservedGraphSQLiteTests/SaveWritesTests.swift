@@ -73,12 +73,9 @@ import Testing
 
   @Test(arguments: cases)
   func aSaveWritesOnlyTheRowsThatChanged(_ saved: Case) throws {
-    let folder = try SQLiteConnectionTests.Folder()
-    let url = folder.url.appendingPathComponent("library.sqlite")
-    let ids = try StoreFaultTests.makeLibrary(at: url)
-    let store = try SQLiteStore(url: url, model: Self.model)
-    let context = PersistentContainer(store: store).newContext()
-    let objects = StoreFaultTests.Objects(context: context, ids: ids)
+    let library = try StoreFaultTests.Library()
+    let (url, ids, store, context) = (library.url, library.ids, library.store, library.context)
+    let objects = library.objects
     try saved.edit(objects)
     var lines: [String] = []
     store.connection.trace = { sql, arguments, _ in

@@ -23,6 +23,25 @@ import Testing
 
   /// The objects of a saved library by name: shelves `A` and `B`, books `b0`…`b3`, discs `d0`
   /// and `d1`, tags `t0`…`t2`.
+  /// The library of ``makeLibrary(at:)`` in a new file, opened in a store with one context.
+  struct Library {
+    /// The temporary folder; the file goes with it.
+    let folder: SQLiteConnectionTests.Folder
+    let url: URL
+    let ids: [String: ObjectID]
+    let store: SQLiteStore
+    let context: ObjectContext
+    var objects: Objects { Objects(context: context, ids: ids) }
+
+    init() throws {
+      folder = try SQLiteConnectionTests.Folder()
+      url = folder.url.appendingPathComponent("library.sqlite")
+      ids = try StoreFaultTests.makeLibrary(at: url)
+      store = try SQLiteStore(url: url, model: StoreFaultTests.model)
+      context = PersistentContainer(store: store).newContext()
+    }
+  }
+
   struct Objects {
     let context: ObjectContext
     let ids: [String: ObjectID]
