@@ -47,6 +47,11 @@ struct IdentityPositions {
     return entry.key == 0 ? nil : entry.position
   }
 
+  /// Whether the object at an address (which need not be alive) is a key.
+  func contains(address key: UInt) -> Bool {
+    count > 0 && entries[find(key)].key != 0
+  }
+
   /// Sets the position of `object`, adding it when it is not a key.
   mutating func set(_ object: ManagedObject, _ position: Int) {
     set(address: Self.key(object), position)
