@@ -1,4 +1,5 @@
-/// Positions by object identity: the membership table of an ``ObjectCollection``.
+/// Positions by object identity: the membership table of an ordered ``ObjectCollection`` (an
+/// unordered one keeps a ``MemberIndex``, a quarter of the size), and of the quiet delete.
 ///
 /// An open-addressing table keyed by the object's address, probed linearly from a multiplicative
 /// hash of it, at most three quarters full; removal shifts the entries after it back, so no tombstones
