@@ -1,4 +1,5 @@
-/// Positions by object identity: the membership table of an ``ObjectCollection``.
+/// Positions by object identity: the membership table of an ordered ``ObjectCollection`` (an
+/// unordered one keeps a ``MemberIndex``, a quarter of the size), and of the quiet delete.
 ///
 /// An open-addressing table keyed by the object's address, probed linearly from a multiplicative
 /// hash of it, at most three quarters full; removal shifts the entries after it back, so no tombstones
@@ -45,6 +46,11 @@ struct IdentityPositions {
     guard count > 0 else { return nil }
     let entry = entries[find(Self.key(object))]
     return entry.key == 0 ? nil : entry.position
+  }
+
+  /// Whether the object at an address (which need not be alive) is a key.
+  func contains(address key: UInt) -> Bool {
+    count > 0 && entries[find(key)].key != 0
   }
 
   /// Sets the position of `object`, adding it when it is not a key.

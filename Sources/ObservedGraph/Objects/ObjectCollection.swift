@@ -21,13 +21,22 @@ final class ObjectCollection {
   /// The members, retained by the collection while ``retains`` is true.
   @exclusivity(unchecked) private(set) var references: ContiguousArray<Unmanaged<ManagedObject>> =
     []
-  /// Each member's position (for unordered collections; membership only for ordered ones),
-  /// while `indexed`.
+  /// The members of an ordered collection by identity (membership only), while `indexed`.
   @exclusivity(unchecked) private var positions = IdentityPositions()
-  /// Whether `positions` holds every member. A collection loaded from a store makes it on first
-  /// use: a to-many that is only read never needs it (benchmark row "SQLite store: reach",
-  /// about 300 instructions and 32 bytes a member).
+  /// Whether `positions` holds every member of an ordered collection. A collection loaded from
+  /// a store makes it on first use: a to-many that is only read never needs it (benchmark row
+  /// "SQLite store: reach", about 300 instructions and 32 bytes a member).
   @exclusivity(unchecked) private var indexed = true
+  /// The positions of an unordered collection's first `memberIndex.count` members, four bytes a
+  /// member beside ``references``; the members after them are indexed when a lookup needs it.
+  /// A collection only added to, or only read, never makes it (a loaded one, see `indexed`);
+  /// one whose adds are checked against `maxKey` only, neither (benchmark row "to-many insert
+  /// with inverse upkeep": the new member's place in the table was a cache miss at 1 M members).
+  @exclusivity(unchecked) private var memberIndex = MemberIndex()
+  /// No member of an unordered collection has an `objectKey` above it: an object
+  /// whose key is is not a member, which an add of an object made after the others learns
+  /// without the index.
+  @exclusivity(unchecked) private var maxKey: Int64 = 0
   let isOrdered: Bool
   /// Whether the collection retains its members.
   @exclusivity(unchecked) private(set) var retains = true
@@ -36,6 +45,10 @@ final class ObjectCollection {
   @exclusivity(unchecked) private var keys: ContiguousArray<Int64> = []
   private weak var registry: ObjectRegistry?
   @exclusivity(unchecked) private var freedStamp: UInt64 = 0
+  #if OBSERVEDGRAPH_INVARIANTS
+    /// Mutations left before the next full check of the index (see ``checkAfterMutation()``).
+    private var mutationsUntilFullCheck = 0
+  #endif
 
   init(ordered: Bool) {
     self.isOrdered = ordered
@@ -53,13 +66,18 @@ final class ObjectCollection {
     self.registry = registry
     freedStamp = registry.freedCount
     indexed = false
+    maxKey = keys.max() ?? 0
   }
 
-  /// Makes `positions` if the collection has not yet (by the members' addresses: a member of a
-  /// collection that does not retain it may have left memory).
+  /// Makes `positions` or `memberIndex` hold every member if they do not yet (by the members'
+  /// addresses: a member of a collection that does not retain it may have left memory).
   @inline(__always)
   private func index() {
-    if !indexed { makeIndex() }
+    if isOrdered {
+      if !indexed { makeIndex() }
+    } else if memberIndex.count != references.count {
+      indexMembers()
+    }
   }
 
   private func makeIndex() {
@@ -67,6 +85,40 @@ final class ObjectCollection {
     for (position, reference) in references.enumerated() {
       positions.set(address: UInt(bitPattern: reference.toOpaque()), position)
     }
+    checkAfterMutation()
+  }
+
+  /// Indexes the members of an unordered collection added since it was last indexed: all of them
+  /// at once into a table of their size when none is indexed.
+  private func indexMembers() {
+    references.withUnsafeBufferPointer { members in
+      if memberIndex.count == 0 {
+        memberIndex.rebuild(count: members.count, from: members)
+      } else {
+        for position in memberIndex.count..<members.count {
+          memberIndex.append(at: position, in: members)
+        }
+      }
+    }
+    checkAfterMutation()
+  }
+
+  /// The position of `object` in an unordered collection; nil for a non-member. Makes the index
+  /// unless the key says it is not a member.
+  @inline(__always)
+  private func unorderedPosition(of object: ManagedObject) -> Int? {
+    guard object.objectKey <= maxKey else { return nil }
+    index()
+    return references.withUnsafeBufferPointer { memberIndex.position(of: object, in: $0) }
+  }
+
+  /// Appends a non-member to an unordered collection; the index takes it when a lookup needs it.
+  @inline(__always)
+  private func appendUnordered(_ object: ManagedObject) {
+    references.append(reference(object))
+    let key = object.objectKey
+    if !retains { keys.append(key) }
+    if key > maxKey { maxKey = key }
   }
 
   deinit {
@@ -85,14 +137,15 @@ final class ObjectCollection {
   }
 
   func contains(_ object: ManagedObject) -> Bool {
+    guard isOrdered else { return unorderedPosition(of: object) != nil }
     index()
     return positions[object] != nil
   }
 
   func index(of object: ManagedObject) -> Int? {
+    guard isOrdered else { return unorderedPosition(of: object) }
     index()
-    guard let position = positions[object] else { return nil }
-    if !isOrdered { return position }
+    guard positions[object] != nil else { return nil }
     let address = Unmanaged.passUnretained(object).toOpaque()
     return references.firstIndex { $0.toOpaque() == address }
   }
@@ -105,7 +158,9 @@ final class ObjectCollection {
   func insert(_ object: ManagedObject, at index: Int? = nil) {
     precondition(!contains(object), "ObservedGraph: \(object) is already in the collection")
     // (`contains` made the index.)
-    if isOrdered, let index, index < references.count {
+    if !isOrdered {
+      appendUnordered(object)
+    } else if let index, index < references.count {
       references.insert(reference(object), at: index)
       if !retains { keys.insert(object.objectKey, at: index) }
       positions.set(object, index)
@@ -114,6 +169,7 @@ final class ObjectCollection {
       references.append(reference(object))
       if !retains { keys.append(object.objectKey) }
     }
+    checkAfterMutation()
   }
 
   /// Adds an object the caller found not to be a member yet, at the end: one hash, where
@@ -121,36 +177,57 @@ final class ObjectCollection {
   /// upkeep").
   func insertNew(_ object: ManagedObject) {
     assert(!contains(object), "ObservedGraph: \(object) is already in the collection")
-    index()
-    positions.set(object, references.count)
-    references.append(reference(object))
-    if !retains { keys.append(object.objectKey) }
+    if isOrdered {
+      index()
+      positions.set(object, references.count)
+      references.append(reference(object))
+      if !retains { keys.append(object.objectKey) }
+    } else {
+      appendUnordered(object)
+    }
+    checkAfterMutation()
   }
 
   /// Removes a member; returns the index it had (meaningful for ordered collections).
   @discardableResult
   func remove(_ object: ManagedObject) -> Int {
-    index()
-    guard let position = positions.remove(object) else {
-      preconditionFailure("ObservedGraph: \(object) is not in the collection")
-    }
     let index: Int
-    if isOrdered {
+    if !isOrdered, memberIndex.count < references.count,
+      references.last?.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
+    {
+      // The last member, not indexed yet (an add undone): nothing to tell the index.
+      index = references.count - 1
+      references.removeLast()
+      if !retains { keys.removeLast() }
+    } else if isOrdered {
+      self.index()
+      guard positions.remove(object) != nil else {
+        preconditionFailure("ObservedGraph: \(object) is not in the collection")
+      }
       let address = Unmanaged.passUnretained(object).toOpaque()
       index = references.firstIndex { $0.toOpaque() == address }!
       references.remove(at: index)
       if !retains { keys.remove(at: index) }
     } else {
+      self.index()
+      // The index first, while the members are where it says.
+      guard
+        let position = references.withUnsafeBufferPointer({
+          memberIndex.removeBySwappingLast(object, in: $0)
+        })
+      else {
+        preconditionFailure("ObservedGraph: \(object) is not in the collection")
+      }
       index = position
       let last = references.count - 1
       if position != last {
         references.swapAt(position, last)
         if !retains { keys.swapAt(position, last) }
-        positions.set(references[position].takeUnretainedValue(), position)
       }
       references.removeLast()
       if !retains { keys.removeLast() }
     }
+    checkAfterMutation()
     if retains { Unmanaged.passUnretained(object).release() }
     return index
   }
@@ -182,6 +259,7 @@ final class ObjectCollection {
     }
     references = kept
     if !retains { keys = keptKeys }
+    checkAfterMutation()
     // Last: releasing may end members.
     for reference in released { reference.release() }
   }
@@ -191,7 +269,10 @@ final class ObjectCollection {
     references.removeAll()
     keys.removeAll()
     positions.removeAll()
+    memberIndex.removeAll()
+    maxKey = 0
     indexed = true
+    checkAfterMutation()
   }
 
   // MARK: Retaining
@@ -234,4 +315,80 @@ final class ObjectCollection {
     freedStamp = freed
     return true
   }
+}
+
+// MARK: Invariants
+
+extension ObjectCollection {
+  /// The checks after a mutation, in builds with `OBSERVEDGRAPH_INVARIANTS`: the index counts
+  /// the members every time, and the full ``checkInvariants()`` runs while the collection is
+  /// small, and otherwise once in `count / 4` mutations (amortized O(1) a mutation).
+  @inline(__always)
+  fileprivate func checkAfterMutation() {
+    #if OBSERVEDGRAPH_INVARIANTS
+      if isOrdered {
+        precondition(
+          !indexed || positions.count == references.count,
+          "collection indexes \(positions.count) members, holds \(references.count)")
+      } else {
+        precondition(
+          memberIndex.count <= references.count,
+          "collection indexes \(memberIndex.count) members, holds \(references.count)")
+      }
+      mutationsUntilFullCheck -= 1
+      if mutationsUntilFullCheck <= 0 {
+        checkInvariants()
+        mutationsUntilFullCheck = references.count / 4
+      }
+    #endif
+  }
+
+  /// Traps when the collection breaks a rule: an ordered one's index, while `indexed`, holds
+  /// exactly the members, which are distinct; an unordered one's holds its first members each at
+  /// its position (see ``MemberIndex/checkInvariants(_:)``), and no member's key is above
+  /// `maxKey`; a collection that does not retain keeps one key a member.
+  func checkInvariants() {
+    precondition(
+      retains || keys.count == references.count,
+      "collection keeps \(keys.count) keys for \(references.count) members")
+    if !isOrdered {
+      // (The members of a collection that does not retain them may have left memory: their
+      // keys are kept.)
+      let highest =
+        retains ? references.lazy.map { $0.takeUnretainedValue().objectKey }.max() : keys.max()
+      precondition(
+        highest ?? 0 <= maxKey, "a member's key \(highest ?? 0) is above \(maxKey)")
+    }
+    if isOrdered {
+      guard indexed else { return }
+      positions.checkInvariants()
+      precondition(
+        positions.count == references.count,
+        "ordered collection indexes \(positions.count) members, holds \(references.count)")
+      var seen = Set<UnsafeMutableRawPointer>()
+      for reference in references {
+        precondition(seen.insert(reference.toOpaque()).inserted, "a member is held twice")
+        precondition(
+          positions.contains(address: UInt(bitPattern: reference.toOpaque())),
+          "a member is missing from the index")
+      }
+    } else {
+      precondition(
+        memberIndex.count <= references.count,
+        "collection indexes \(memberIndex.count) members, holds \(references.count)")
+      references.withUnsafeBufferPointer { members in
+        memberIndex.checkInvariants(members)
+        for (position, reference) in members.prefix(memberIndex.count).enumerated() {
+          let address = UInt(bitPattern: reference.toOpaque())
+          precondition(
+            memberIndex.position(ofAddress: address, in: members) == position,
+            "member \(position) is indexed elsewhere")
+        }
+      }
+    }
+  }
+
+  /// The number of entries of the unordered index, and of members it holds (tests).
+  var indexCapacity: Int { memberIndex.capacity }
+  var indexedCount: Int { memberIndex.count }
 }
