@@ -23,7 +23,15 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 final class SQLiteStatement {
   let sql: String
   private(set) var handle: OpaquePointer?
-  private unowned let connection: SQLiteConnection
+  // The connection keeps its statements and finalizes them when it closes; a statement is used
+  // only while its connection is alive. Release builds skip the reference count of the unowned
+  // reference each step takes (benchmark rows "SQLite store: reach" and "fetch": about 50
+  // instructions a row); debug builds keep the checked reference.
+  #if DEBUG
+    private unowned let connection: SQLiteConnection
+  #else
+    private unowned(unsafe) let connection: SQLiteConnection
+  #endif
 
   init(sql: String, handle: OpaquePointer, connection: SQLiteConnection) {
     self.sql = sql

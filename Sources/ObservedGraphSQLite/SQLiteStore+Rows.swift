@@ -10,6 +10,22 @@ protocol RowTarget {
   mutating func attribute(_ value: StoredValue?, at slot: Int)
   /// A to-one relationship's key (nil for none) and the related object's entity.
   mutating func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int)
+  // The values of the common types, as `attribute(_:at:)` takes them wrapped in a
+  // `StoredValue`: a target that can put them in place without the enum does (benchmark rows
+  // "SQLite store: reach" and "fetch").
+  mutating func string(_ text: String, at slot: Int)
+  mutating func integer(_ number: Int64, at slot: Int)
+  mutating func double(_ number: Double, at slot: Int)
+  mutating func bool(_ flag: Bool, at slot: Int)
+  mutating func date(_ date: Date, at slot: Int)
+}
+
+extension RowTarget {
+  mutating func string(_ text: String, at slot: Int) { attribute(.string(text), at: slot) }
+  mutating func integer(_ number: Int64, at slot: Int) { attribute(.integer(number), at: slot) }
+  mutating func double(_ number: Double, at slot: Int) { attribute(.double(number), at: slot) }
+  mutating func bool(_ flag: Bool, at slot: Int) { attribute(.bool(flag), at: slot) }
+  mutating func date(_ date: Date, at slot: Int) { attribute(.date(date), at: slot) }
 }
 
 /// A row read into a ``StoredObject``.
@@ -47,6 +63,12 @@ struct LoaderRow: RowTarget {
   func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int) {
     loader.setToOne(key, entity: entity, at: slot)
   }
+
+  func string(_ text: String, at slot: Int) { loader.setString(text, at: slot) }
+  func integer(_ number: Int64, at slot: Int) { loader.setInteger(number, at: slot) }
+  func double(_ number: Double, at slot: Int) { loader.setDouble(number, at: slot) }
+  func bool(_ flag: Bool, at slot: Int) { loader.setBool(flag, at: slot) }
+  func date(_ date: Date, at slot: Int) { loader.setDate(date, at: slot) }
 }
 
 extension SQLiteStatement.Row {
@@ -55,6 +77,42 @@ extension SQLiteStatement.Row {
     let index = Int32(column)
     guard sqlite3_column_type(statement.handle, index) == SQLITE_INTEGER else { return nil }
     return sqlite3_column_int64(statement.handle, index)
+  }
+
+  /// Gives a column's value to a target as an attribute of a conversion keeps it, the common
+  /// types without a ``StoredValue`` on the way; the same values as ``stored(at:as:)``.
+  ///
+  /// - Returns: False for a value the attribute's type cannot take (nothing given then).
+  @inline(__always)
+  func give<Target: RowTarget>(
+    at column: Int, as conversion: ColumnValue.Conversion, slot: Int, to target: inout Target
+  ) -> Bool {
+    let handle = statement.handle
+    let index = Int32(column)
+    switch (conversion, sqlite3_column_type(handle, index)) {
+    case (.string, SQLITE_TEXT): target.string(text(at: index), at: slot)
+    case (.integer, SQLITE_INTEGER): target.integer(sqlite3_column_int64(handle, index), at: slot)
+    case (.double, SQLITE_FLOAT): target.double(sqlite3_column_double(handle, index), at: slot)
+    case (.double, SQLITE_INTEGER):
+      target.double(Double(sqlite3_column_int64(handle, index)), at: slot)
+    case (.bool, SQLITE_INTEGER): target.bool(sqlite3_column_int64(handle, index) != 0, at: slot)
+    case (.date, SQLITE_FLOAT):
+      target.date(
+        Date(timeIntervalSinceReferenceDate: sqlite3_column_double(handle, index)), at: slot)
+    case (.date, SQLITE_INTEGER):
+      target.date(
+        Date(timeIntervalSinceReferenceDate: Double(sqlite3_column_int64(handle, index))),
+        at: slot)
+    default:
+      guard let stored = stored(at: column, as: conversion) else { return false }
+      target.attribute(stored, at: slot)
+    }
+    return true
+  }
+
+  /// The integer of a column that holds nothing else: a table's `INTEGER PRIMARY KEY`.
+  func rowKey(at column: Int) -> Int64 {
+    sqlite3_column_int64(statement.handle, Int32(column))
   }
 
   /// A column's value as an attribute of a conversion keeps it, read in place (no
