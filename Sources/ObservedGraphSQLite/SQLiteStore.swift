@@ -85,6 +85,8 @@ public final class SQLiteStore: PersistentStore {
   let layouts: [String: EntityLayout]
   /// Each concrete entity's layout, and each entity's name, by its id in `og_entities`.
   let layoutsByID: [EntityLayout?]
+  /// `layoutsByID`, unretained: valid while the store lives.
+  let layoutReferencesByID: [Unmanaged<EntityLayout>?]
   private let entitiesByID: [EntityDescription?]
   /// Join-table columns that hold keys of an entity's objects, by entity name: a deleted object's
   /// rows in them go with it.
@@ -129,6 +131,7 @@ public final class SQLiteStore: PersistentStore {
       entitiesByID[id] = model.entity(named: name)
     }
     layoutsByID = byID
+    layoutReferencesByID = byID.map { $0.map(Unmanaged.passUnretained) }
     self.entitiesByID = entitiesByID
     joinColumns = Self.joinColumns(model, layouts)
     metadata = [:]
@@ -210,8 +213,8 @@ public final class SQLiteStore: PersistentStore {
   public func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
     var found: [Int64: StoredObject] = [:]
     try forEachRow(of: ids) { key, layout, row in
-      var stored = StoredRow(layout, key: key, store: identifier)
-      try read(row, layout, key: key, into: &stored)
+      let stored = StoredRow(layout, key: key, store: identifier)
+      try read(row, layout, key: key, into: stored)
       found[key] = stored.object
     }
     return ids.compactMap { id in found[id.key].flatMap { $0.id == id ? $0 : nil } }
@@ -239,8 +242,22 @@ public final class SQLiteStore: PersistentStore {
     throws
   {
     guard loader.beginObject(layout.entity, key: key) else { return }
-    var target = LoaderRow(loader: loader)
-    try read(row, layout, key: key, into: &target)
+    try read(row, layout, key: key, into: loader)
+  }
+
+  /// Gives a row whose first columns are `og_pk` and `og_entity`, then its layout's select
+  /// columns, to a loader; a row of an entity the store does not know is skipped. The layout is
+  /// used without a reference count (benchmark row "SQLite store: reach").
+  func loadRow(_ row: SQLiteStatement.Row, into loader: ObjectLoader) throws {
+    // `og_pk` is the row's `INTEGER PRIMARY KEY`, never anything but an integer.
+    let key = row.rowKey(at: 0)
+    guard let entity = row.integer(at: 1), entity > 0, entity < layoutReferencesByID.count,
+      let layout = layoutReferencesByID[Int(entity)]
+    else { return }
+    try layout._withUnsafeGuaranteedRef { layout in
+      guard loader.beginObject(layout.entity, key: key) else { return }
+      try read(row, layout, key: key, into: loader)
+    }
   }
 
   /// The key and the layout of a row whose first columns are `og_pk` and `og_entity`; nil for an
@@ -293,12 +310,12 @@ public final class SQLiteStore: PersistentStore {
   /// - Throws: ``ObjectGraphError/Kind/wrongType`` for a column holding a value its attribute's
   ///   type cannot take; the target may have some of the row's values then.
   func read<Target: RowTarget>(
-    _ row: SQLiteStatement.Row, _ layout: EntityLayout, key: Int64, into target: inout Target
+    _ row: SQLiteStatement.Row, _ layout: EntityLayout, key: Int64, into target: Target
   ) throws {
     for column in layout.columns {
       switch column.kind {
       case .attribute(let conversion):
-        guard row.give(at: column.position, as: conversion, slot: column.slot, to: &target) else {
+        guard row.give(at: column.position, as: conversion, slot: column.slot, to: target) else {
           throw mismatch(key, layout, column, row.value(at: column.position))
         }
       case .toOne(let entityColumn):
@@ -352,8 +369,8 @@ public final class SQLiteStore: PersistentStore {
   public func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
     var members: [StoredObject] = []
     try forEachMemberRow(of: id, relationship: relationship) { key, layout, row in
-      var stored = StoredRow(layout, key: key, store: identifier)
-      try read(row, layout, key: key, into: &stored)
+      let stored = StoredRow(layout, key: key, store: identifier)
+      try read(row, layout, key: key, into: stored)
       members.append(stored.object)
     }
     return members
@@ -373,9 +390,9 @@ public final class SQLiteStore: PersistentStore {
   public func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader)
     throws
   {
-    try forEachMemberRow(of: id, relationship: relationship) { key, layout, row in
-      try load(row, layout, key: key, into: loader)
-    }
+    guard let sql = try membersQuery(of: id, relationship: relationship) else { return }
+    try connection.statement(sql).forEachRow(
+      [.integer(id.key)], reader: LoadingReader(store: self, loader: loader))
   }
 
   /// Loads the members of one to-many relationship of several owners: one query per hundred
@@ -432,20 +449,27 @@ public final class SQLiteStore: PersistentStore {
     of id: ObjectID, relationship: String,
     _ body: (Int64, EntityLayout, SQLiteStatement.Row) throws -> Void
   ) throws {
-    guard id.storeIdentifier == identifier, let layout = layouts[id.entityName],
-      let toMany = layout.toMany.first(where: { $0.name == relationship })
-    else {
-      _ = try connection.openHandle(for: nil)
-      return
-    }
-    let destination = layouts.values.first { $0.table == toMany.destinationTable }
-    guard let columns = destination?.selectColumns,
-      let sql = membersQuery(toMany, columns: columns, owners: nil)
-    else { return }
+    guard let sql = try membersQuery(of: id, relationship: relationship) else { return }
     try connection.statement(sql).forEachRow([.integer(id.key)]) { row in
       guard let (key, layout) = object(of: row) else { return }
       try body(key, layout, row)
     }
+  }
+
+  /// The query of one owner's members of a to-many relationship (its key bound as the one
+  /// argument), their rows' columns first; nil when the store has no such relationship.
+  ///
+  /// - Throws: ``SQLiteError`` when the store is closed.
+  private func membersQuery(of id: ObjectID, relationship: String) throws -> String? {
+    guard id.storeIdentifier == identifier, let layout = layouts[id.entityName],
+      let toMany = layout.toMany.first(where: { $0.name == relationship })
+    else {
+      _ = try connection.openHandle(for: nil)
+      return nil
+    }
+    let destination = layouts.values.first { $0.table == toMany.destinationTable }
+    guard let columns = destination?.selectColumns else { return nil }
+    return membersQuery(toMany, columns: columns, owners: nil)
   }
 
   /// The query of a to-many relationship's members, their rows' columns first: for one owner
