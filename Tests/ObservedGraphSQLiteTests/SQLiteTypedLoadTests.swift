@@ -237,4 +237,57 @@ final class StoredObjectsStore: PersistentStore {
     onlyExhibits.includesSubentities = false
     #expect(try reader.fetch(onlyExhibits).map(\.name) == ["exhibit 0", "exhibit 2"])
   }
+
+  /// Specimens in 70 trays (more than the loader remembers by key, so that keys share places),
+  /// each in the tray of its number modulo 70; saved to a new file.
+  static func savedTrays(_ folder: SQLiteConnectionTests.Folder) throws -> URL {
+    let url = folder.url.appendingPathComponent("trays.sqlite")
+    let store = try SQLiteStore(url: url, model: model)
+    let context = PersistentContainer(store: store).viewContext
+    let trays = (0..<70).map { index in
+      let tray = context.insert(Tray.self)
+      tray.name = "tray \(index)"
+      return tray
+    }
+    for number in 0..<280 {
+      let specimen = context.insert(Specimen.self)
+      specimen.number = number
+      specimen.tray = trays[(number * 37) % 70]
+    }
+    try context.save()
+    try store.close()
+    return url
+  }
+
+  @Test func eachRowsToOneIsTheObjectItNames() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = try Self.savedTrays(folder)
+    let context = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
+      .newContext()
+    let specimens = try context.fetch(
+      FetchRequest<Specimen>(matching: nil, sortedBy: [FetchSort("number")]))
+    #expect(specimens.map(\.number) == Array(0..<280))
+    #expect(specimens.map { $0.tray?.name } == (0..<280).map { "tray \(($0 * 37) % 70)" })
+    // One object per tray, whichever row named it.
+    let trays = Dictionary(grouping: specimens) { $0.tray!.name }
+    for (_, members) in trays {
+      #expect(Set(members.map { ObjectIdentifier($0.tray!) }).count == 1)
+    }
+    #expect(trays.count == 70)
+  }
+
+  @Test func aLoadHoldsNoRelatedObjectAfterItEnds() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = try Self.savedTrays(folder)
+    let context = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
+      .newContext()
+    weak var tray: Tray?
+    do {
+      let specimens = try context.fetch(FetchRequest<Specimen>())
+      tray = specimens[0].tray
+      #expect(tray != nil)
+    }
+    // The specimens are gone, and with them the only references to their trays.
+    #expect(tray == nil)
+  }
 }

@@ -59,12 +59,11 @@ public final class ObjectLoader {
   /// The entity `slots` are for.
   @exclusivity(unchecked) private var slotsEntity: ObjectIdentifier?
   /// The related objects rows of the current load named, by key modulo the table's size (see
-  /// `relatedObject`).
+  /// `relatedObject`); held until the load ends.
   @exclusivity(unchecked) private var relatedCache = ContiguousArray(
     repeating: RelatedEntry(), count: relatedCacheSize)
-  /// The number of the current load, from 1: `reset()` moves it on, which empties `relatedCache`
-  /// without touching it.
-  @exclusivity(unchecked) private var loadNumber: UInt64 = 1
+  /// Whether `relatedCache` holds an entry.
+  @exclusivity(unchecked) private var relatedCacheUsed = false
   /// The last entity a store named and the context's entity for it (when the store's model is
   /// another instance than the context's).
   @exclusivity(unchecked) private var lastNamed:
@@ -114,8 +113,8 @@ public final class ObjectLoader {
   @discardableResult
   public func beginObject(_ entity: EntityDescription, key: Int64) -> Bool {
     current = nil
-    // The store's entity is the context's when they share the model: passed on as it is, no
-    // reference counted.
+    // The store's entity is the context's when they share the model: passed on as it is,
+    // without a reference count.
     if sharesModel { return entity.isAbstract ? false : begin(entity, key: key) }
     guard let own = otherModelsEntity(entity) else { return false }
     return begin(own, key: key)
@@ -290,11 +289,10 @@ public final class ObjectLoader {
   /// one found or made by the context.
   private func relatedObject(_ entity: EntityDescription, key: Int64) -> ManagedObject? {
     let place = Int(truncatingIfNeeded: key) & (Self.relatedCacheSize - 1)
-    let cached = relatedCache[place]
-    if cached.key == key, cached.load == loadNumber, cached.entity == ObjectIdentifier(entity),
-      let object = cached.object
+    if relatedCache[place].key == key, relatedCache[place].entity == ObjectIdentifier(entity),
+      let object = relatedCache[place].object
     {
-      return object.takeUnretainedValue()
+      return object
     }
     let found: ManagedObject?
     if sharesModel {
@@ -307,21 +305,17 @@ public final class ObjectLoader {
       }
     }
     guard let related = found else { return nil }
-    // The object stays alive while the load may use it again: the field it goes into holds it,
-    // in an object `objects` holds.
     relatedCache[place] = RelatedEntry(
-      key: key, load: loadNumber, entity: ObjectIdentifier(entity),
-      object: Unmanaged.passUnretained(related))
+      key: key, entity: ObjectIdentifier(entity), object: related)
+    relatedCacheUsed = true
     return related
   }
 
-  /// A related object a row of the current load named.
+  /// A related object a row of the current load named, held until the load ends.
   private struct RelatedEntry {
     var key: Int64 = 0
-    /// The load it belongs to (`loadNumber`); entries of earlier loads are stale.
-    var load: UInt64 = 0
     var entity: ObjectIdentifier?
-    var object: Unmanaged<ManagedObject>?
+    var object: ManagedObject?
   }
 
   /// How many related objects the loader remembers, by key: the rows of a to-many's members
@@ -377,7 +371,11 @@ public final class ObjectLoader {
   func reset() {
     objects.removeAll(keepingCapacity: true)
     current = nil
-    loadNumber &+= 1
+    // The related objects are let go with the load: the context holds unchanged objects weakly.
+    if relatedCacheUsed {
+      for place in relatedCache.indices { relatedCache[place] = RelatedEntry() }
+      relatedCacheUsed = false
+    }
   }
 
   /// How a property of the current entity takes a value; a store's index out of range stops the
