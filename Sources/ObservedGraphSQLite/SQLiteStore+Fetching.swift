@@ -137,14 +137,14 @@ extension SQLiteStore {
       }
     }
     var inSwiftOrder = true
+    let loadsValues = request.loadsValues
     try connection.statement(sql).forEachRow(query.arguments) { row in
       if inSwiftOrder {
         for index in checked where !row.isASCIIText(at: index) { inSwiftOrder = false }
       }
-      guard let (key, rowLayout) = object(of: row) else { return }
-      if request.loadsValues {
-        try load(row, rowLayout, key: key, into: loader)
-      } else {
+      if loadsValues {
+        try loadRow(row, into: loader)
+      } else if let (key, rowLayout) = object(of: row) {
         loader.appendObject(rowLayout.entity, key: key)
       }
     }

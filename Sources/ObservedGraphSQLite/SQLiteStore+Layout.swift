@@ -48,6 +48,8 @@ final class EntityLayout {
   let types: [AttributeType?]
   /// Each to-one column's destination entity, by ``Column/index`` (nil for other columns).
   let destinations: [EntityDescription?]
+  /// `destinations`, unretained: valid while the layout lives.
+  let destinationReferences: [Unmanaged<EntityDescription>?]
   let toMany: [ToMany]
   /// Every column of the table, `og_pk` and `og_entity` first: what a read of a row of any of
   /// the table's entities selects.
@@ -111,6 +113,7 @@ final class EntityLayout {
     self.names = names
     self.types = types
     self.destinations = destinations
+    destinationReferences = destinations.map { $0.map(Unmanaged.passUnretained) }
     self.toMany = toMany
     let quoted = names.map { SQLiteSchema.quoted($0) }
     select =

@@ -4,16 +4,33 @@ import ObservedGraph
 
 /// Where the store reads a row's values: a ``StoredObject`` being built, or a context's objects
 /// through its ``ObjectLoader``. The row reader is generic over it, so each kind of load reads
-/// its columns with the same code and no dynamic dispatch (benchmark row "SQLite store: reach").
-protocol RowTarget {
+/// its columns with the same code and no dynamic dispatch; a class, passed without a reference
+/// count (benchmark row "SQLite store: reach").
+protocol RowTarget: AnyObject {
   /// An attribute's value, nil for NULL, at its index in the entity's property names.
-  mutating func attribute(_ value: StoredValue?, at slot: Int)
+  func attribute(_ value: StoredValue?, at slot: Int)
   /// A to-one relationship's key (nil for none) and the related object's entity.
-  mutating func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int)
+  func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int)
+  // The values of the common types, as `attribute(_:at:)` takes them wrapped in a
+  // `StoredValue`: a target that can put them in place without the enum does (benchmark rows
+  // "SQLite store: reach" and "fetch").
+  func string(_ text: String, at slot: Int)
+  func integer(_ number: Int64, at slot: Int)
+  func double(_ number: Double, at slot: Int)
+  func bool(_ flag: Bool, at slot: Int)
+  func date(_ date: Date, at slot: Int)
+}
+
+extension RowTarget {
+  func string(_ text: String, at slot: Int) { attribute(.string(text), at: slot) }
+  func integer(_ number: Int64, at slot: Int) { attribute(.integer(number), at: slot) }
+  func double(_ number: Double, at slot: Int) { attribute(.double(number), at: slot) }
+  func bool(_ flag: Bool, at slot: Int) { attribute(.bool(flag), at: slot) }
+  func date(_ date: Date, at slot: Int) { attribute(.date(date), at: slot) }
 }
 
 /// A row read into a ``StoredObject``.
-struct StoredRow: RowTarget {
+final class StoredRow: RowTarget {
   private let id: ObjectID
   private let store: UUID
   private var properties: [StoredProperty]
@@ -26,26 +43,43 @@ struct StoredRow: RowTarget {
 
   var object: StoredObject { StoredObject(id: id, properties: properties) }
 
-  mutating func attribute(_ value: StoredValue?, at slot: Int) {
+  func attribute(_ value: StoredValue?, at slot: Int) {
     properties[slot] = .attribute(value)
   }
 
-  mutating func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int) {
+  func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int) {
     properties[slot] = .toOne(
       key.map { ObjectID(storeIdentifier: store, entityName: entity.name, key: $0) })
   }
 }
 
-/// A row read into a context's object through its loader.
-struct LoaderRow: RowTarget {
+/// A row read into a context's object.
+extension ObjectLoader: RowTarget {
+  func attribute(_ value: StoredValue?, at slot: Int) { setAttribute(value, at: slot) }
+  func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int) {
+    setToOne(key, entity: entity, at: slot)
+  }
+  func string(_ text: String, at slot: Int) { setString(text, at: slot) }
+  func integer(_ number: Int64, at slot: Int) { setInteger(number, at: slot) }
+  func double(_ number: Double, at slot: Int) { setDouble(number, at: slot) }
+  func bool(_ flag: Bool, at slot: Int) { setBool(flag, at: slot) }
+  func date(_ date: Date, at slot: Int) { setDate(date, at: slot) }
+}
+
+/// What a query's rows go to, row by row: a struct passed to
+/// ``SQLiteStatement/forEachRow(_:reader:)`` without a closure context, so that nothing it holds is
+/// reference counted per row (benchmark row "SQLite store: reach").
+protocol RowReader {
+  func read(_ row: SQLiteStatement.Row) throws
+}
+
+/// The rows of a layout's select columns (`og_pk` and `og_entity` first) loaded into a loader.
+struct LoadingReader: RowReader {
+  let store: SQLiteStore
   let loader: ObjectLoader
 
-  func attribute(_ value: StoredValue?, at slot: Int) {
-    loader.setAttribute(value, at: slot)
-  }
-
-  func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int) {
-    loader.setToOne(key, entity: entity, at: slot)
+  func read(_ row: SQLiteStatement.Row) throws {
+    try store.loadRow(row, into: loader)
   }
 }
 
@@ -55,6 +89,42 @@ extension SQLiteStatement.Row {
     let index = Int32(column)
     guard sqlite3_column_type(statement.handle, index) == SQLITE_INTEGER else { return nil }
     return sqlite3_column_int64(statement.handle, index)
+  }
+
+  /// Gives a column's value to a target as an attribute of a conversion keeps it, the common
+  /// types without a ``StoredValue`` on the way; the same values as ``stored(at:as:)``.
+  ///
+  /// - Returns: False for a value the attribute's type cannot take (nothing given then).
+  @inline(__always)
+  func give<Target: RowTarget>(
+    at column: Int, as conversion: ColumnValue.Conversion, slot: Int, to target: Target
+  ) -> Bool {
+    let handle = statement.handle
+    let index = Int32(column)
+    switch (conversion, sqlite3_column_type(handle, index)) {
+    case (.string, SQLITE_TEXT): target.string(text(at: index), at: slot)
+    case (.integer, SQLITE_INTEGER): target.integer(sqlite3_column_int64(handle, index), at: slot)
+    case (.double, SQLITE_FLOAT): target.double(sqlite3_column_double(handle, index), at: slot)
+    case (.double, SQLITE_INTEGER):
+      target.double(Double(sqlite3_column_int64(handle, index)), at: slot)
+    case (.bool, SQLITE_INTEGER): target.bool(sqlite3_column_int64(handle, index) != 0, at: slot)
+    case (.date, SQLITE_FLOAT):
+      target.date(
+        Date(timeIntervalSinceReferenceDate: sqlite3_column_double(handle, index)), at: slot)
+    case (.date, SQLITE_INTEGER):
+      target.date(
+        Date(timeIntervalSinceReferenceDate: Double(sqlite3_column_int64(handle, index))),
+        at: slot)
+    default:
+      guard let stored = stored(at: column, as: conversion) else { return false }
+      target.attribute(stored, at: slot)
+    }
+    return true
+  }
+
+  /// The integer of a column that holds nothing else: a table's `INTEGER PRIMARY KEY`.
+  func rowKey(at column: Int) -> Int64 {
+    sqlite3_column_int64(statement.handle, Int32(column))
   }
 
   /// A column's value as an attribute of a conversion keeps it, read in place (no

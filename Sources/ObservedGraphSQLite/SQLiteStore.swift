@@ -90,6 +90,8 @@ public final class SQLiteStore: PersistentStore {
   let layouts: [String: EntityLayout]
   /// Each concrete entity's layout, and each entity's name, by its id in `og_entities`.
   let layoutsByID: [EntityLayout?]
+  /// `layoutsByID`, unretained: valid while the store lives.
+  let layoutReferencesByID: [Unmanaged<EntityLayout>?]
   private let entitiesByID: [EntityDescription?]
   /// Join-table columns that hold keys of an entity's objects, by entity name: a deleted object's
   /// rows in them go with it.
@@ -134,6 +136,7 @@ public final class SQLiteStore: PersistentStore {
       entitiesByID[id] = model.entity(named: name)
     }
     layoutsByID = byID
+    layoutReferencesByID = byID.map { $0.map(Unmanaged.passUnretained) }
     self.entitiesByID = entitiesByID
     joinColumns = Self.joinColumns(model, layouts)
     metadata = [:]
@@ -215,8 +218,8 @@ public final class SQLiteStore: PersistentStore {
   public func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] {
     var found: [Int64: StoredObject] = [:]
     try forEachRow(of: ids) { key, layout, row in
-      var stored = StoredRow(layout, key: key, store: identifier)
-      try read(row, layout, key: key, into: &stored)
+      let stored = StoredRow(layout, key: key, store: identifier)
+      try read(row, layout, key: key, into: stored)
       found[key] = stored.object
     }
     return ids.compactMap { id in found[id.key].flatMap { $0.id == id ? $0 : nil } }
@@ -244,14 +247,31 @@ public final class SQLiteStore: PersistentStore {
     throws
   {
     guard loader.beginObject(layout.entity, key: key) else { return }
-    var target = LoaderRow(loader: loader)
-    try read(row, layout, key: key, into: &target)
+    try read(row, layout, key: key, into: loader)
+  }
+
+  /// Gives a row whose first columns are `og_pk` and `og_entity`, then its layout's select
+  /// columns, to a loader; a row of an entity the store does not know is skipped. The layout is
+  /// used without a reference count (benchmark row "SQLite store: reach").
+  func loadRow(_ row: SQLiteStatement.Row, into loader: ObjectLoader) throws {
+    // `og_pk` is the row's `INTEGER PRIMARY KEY`, never anything but an integer.
+    let key = row.rowKey(at: 0)
+    guard let entity = row.integer(at: 1), entity > 0, entity < layoutReferencesByID.count,
+      let layout = layoutReferencesByID[Int(entity)]
+    else { return }
+    try layout._withUnsafeGuaranteedRef { layout in
+      guard loader.beginObject(layout.entity, key: key) else { return }
+      try read(row, layout, key: key, into: loader)
+    }
   }
 
   /// The key and the layout of a row whose first columns are `og_pk` and `og_entity`; nil for an
   /// entity id the store does not know.
   func object(of row: SQLiteStatement.Row) -> (key: Int64, layout: EntityLayout)? {
-    guard let key = row.integer(at: 0), let entity = row.integer(at: 1), entity > 0,
+    // `og_pk` is the row's `INTEGER PRIMARY KEY`, never anything but an integer: read without
+    // asking its type.
+    let key = row.rowKey(at: 0)
+    guard let entity = row.integer(at: 1), entity > 0,
       entity < layoutsByID.count, let layout = layoutsByID[Int(entity)]
     else { return nil }
     return (key, layout)
@@ -295,27 +315,27 @@ public final class SQLiteStore: PersistentStore {
   /// - Throws: ``ObjectGraphError/Kind/wrongType`` for a column holding a value its attribute's
   ///   type cannot take; the target may have some of the row's values then.
   func read<Target: RowTarget>(
-    _ row: SQLiteStatement.Row, _ layout: EntityLayout, key: Int64, into target: inout Target
+    _ row: SQLiteStatement.Row, _ layout: EntityLayout, key: Int64, into target: Target
   ) throws {
     for column in layout.columns {
       switch column.kind {
       case .attribute(let conversion):
-        guard let stored = row.stored(at: column.position, as: conversion) else {
+        guard row.give(at: column.position, as: conversion, slot: column.slot, to: target) else {
           throw mismatch(key, layout, column, row.value(at: column.position))
         }
-        target.attribute(stored, at: column.slot)
       case .toOne(let entityColumn):
-        var destination = layout.destinations[column.index]!
-        guard let related = row.integer(at: column.position) else {
-          target.toOne(nil, destination, at: column.slot)
+        let related = row.integer(at: column.position)
+        if related != nil, let entityColumn,
+          let id = row.integer(at: layout.columns[entityColumn].position), let entity = entity(id)
+        {
+          target.toOne(related, entity, at: column.slot)
           continue
         }
-        if let entityColumn, let id = row.integer(at: layout.columns[entityColumn].position),
-          let entity = entity(id)
-        {
-          destination = entity
+        // The relationship's destination, which the layout keeps: given without a reference
+        // count (benchmark rows "SQLite store: reach" and "fetch").
+        layout.destinationReferences[column.index].unsafelyUnwrapped._withUnsafeGuaranteedRef {
+          target.toOne(related, $0, at: column.slot)
         }
-        target.toOne(related, destination, at: column.slot)
       case .toOneEntity:
         continue
       }
@@ -354,8 +374,8 @@ public final class SQLiteStore: PersistentStore {
   public func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
     var members: [StoredObject] = []
     try forEachMemberRow(of: id, relationship: relationship) { key, layout, row in
-      var stored = StoredRow(layout, key: key, store: identifier)
-      try read(row, layout, key: key, into: &stored)
+      let stored = StoredRow(layout, key: key, store: identifier)
+      try read(row, layout, key: key, into: stored)
       members.append(stored.object)
     }
     return members
@@ -375,9 +395,9 @@ public final class SQLiteStore: PersistentStore {
   public func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader)
     throws
   {
-    try forEachMemberRow(of: id, relationship: relationship) { key, layout, row in
-      try load(row, layout, key: key, into: loader)
-    }
+    guard let sql = try membersQuery(of: id, relationship: relationship) else { return }
+    try connection.statement(sql).forEachRow(
+      [.integer(id.key)], reader: LoadingReader(store: self, loader: loader))
   }
 
   /// Loads the members of one to-many relationship of several owners: one query per hundred
@@ -434,20 +454,27 @@ public final class SQLiteStore: PersistentStore {
     of id: ObjectID, relationship: String,
     _ body: (Int64, EntityLayout, SQLiteStatement.Row) throws -> Void
   ) throws {
-    guard id.storeIdentifier == identifier, let layout = layouts[id.entityName],
-      let toMany = layout.toMany.first(where: { $0.name == relationship })
-    else {
-      _ = try connection.openHandle(for: nil)
-      return
-    }
-    let destination = layouts.values.first { $0.table == toMany.destinationTable }
-    guard let columns = destination?.selectColumns,
-      let sql = membersQuery(toMany, columns: columns, owners: nil)
-    else { return }
+    guard let sql = try membersQuery(of: id, relationship: relationship) else { return }
     try connection.statement(sql).forEachRow([.integer(id.key)]) { row in
       guard let (key, layout) = object(of: row) else { return }
       try body(key, layout, row)
     }
+  }
+
+  /// The query of one owner's members of a to-many relationship (its key bound as the one
+  /// argument), their rows' columns first; nil when the store has no such relationship.
+  ///
+  /// - Throws: ``SQLiteError`` when the store is closed.
+  private func membersQuery(of id: ObjectID, relationship: String) throws -> String? {
+    guard id.storeIdentifier == identifier, let layout = layouts[id.entityName],
+      let toMany = layout.toMany.first(where: { $0.name == relationship })
+    else {
+      _ = try connection.openHandle(for: nil)
+      return nil
+    }
+    let destination = layouts.values.first { $0.table == toMany.destinationTable }
+    guard let columns = destination?.selectColumns else { return nil }
+    return membersQuery(toMany, columns: columns, owners: nil)
   }
 
   /// The query of a to-many relationship's members, their rows' columns first: for one owner

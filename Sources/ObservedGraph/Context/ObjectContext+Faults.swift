@@ -33,9 +33,17 @@ extension ObjectContext {
     guard store != nil, !entity.isAbstract, key > 0, registry.address(ofKey: key) == nil else {
       return nil
     }
+    return newFault(entity, key: key, batchable: batchable)
+  }
+
+  /// A new fault for a key no registered or detached object has (the caller checked), of a
+  /// concrete entity, in a context with a store.
+  private func newFault(_ entity: EntityDescription, key: Int64, batchable: Bool)
+    -> ManagedObject
+  {
     let object = makeObject(entity, key: key)
     object.isFaultFlag = true
-    registry.register(object)
+    registry.registerNew(object)
     if batchable && faultBatchSize > 1 { pendingFaults.append(key) }
     return object
   }
@@ -47,15 +55,17 @@ extension ObjectContext {
     if let object = registry.registeredObject(key: key) {
       return object.entity === entity ? object : nil
     }
-    if let fault = fault(entity, key: key, batchable: batchable) { return fault }
     // No fault for a key a detached object holds. A row can only name a key the store once had:
     // a detached object with it left the store (its deletion was saved, or an undo brought it
     // back and a rollback took it out again). The row (a no-action reference) names the object
     // still held (by the undo log), as an object that stayed in memory does.
-    guard let object = registry.detachedObject(key: key), object.entity === entity else {
-      return nil
+    if let object = registry.detachedObject(key: key) {
+      return object.entity === entity ? object : nil
     }
-    return object
+    // No object has the key: each table was asked once (benchmark rows "SQLite store: reach"
+    // and "fetch").
+    guard store != nil, !entity.isAbstract, key > 0 else { return nil }
+    return newFault(entity, key: key, batchable: batchable)
   }
 
   /// Other faults to load with `object`: up to ``faultBatchSize`` − 1 of those waiting (or the

@@ -44,6 +44,33 @@ class FieldAccess {
   /// one) and the value is of that type; false otherwise, and the caller takes the general path
   /// (benchmark row "SQLite store: reach").
   func storeStored(_ value: StoredValue, in object: ManagedObject) -> Bool { false }
+
+  /// The common type the field holds (or holds an optional of); `.none` for any other.
+  var directType: DirectType { .none }
+
+  /// Whether the field holds an `Optional` of ``directType``.
+  var holdsOptional: Bool { false }
+
+  /// The field types a load writes in place, without a conversion through `Any` or a
+  /// ``StoredValue`` (benchmark rows "SQLite store: reach" and "fetch").
+  enum DirectType {
+    case none, string, int, int64, double, bool, date
+  }
+}
+
+extension FieldAccess.DirectType {
+  /// The direct type of a field's value type.
+  init(_ type: Any.Type) {
+    switch ObjectIdentifier(type) {
+    case ObjectIdentifier(String.self), ObjectIdentifier(String?.self): self = .string
+    case ObjectIdentifier(Int.self), ObjectIdentifier(Int?.self): self = .int
+    case ObjectIdentifier(Int64.self), ObjectIdentifier(Int64?.self): self = .int64
+    case ObjectIdentifier(Double.self), ObjectIdentifier(Double?.self): self = .double
+    case ObjectIdentifier(Bool.self), ObjectIdentifier(Bool?.self): self = .bool
+    case ObjectIdentifier(Date.self), ObjectIdentifier(Date?.self): self = .date
+    default: self = .none
+    }
+  }
 }
 
 /// The ``FieldAccess`` of an `Attribute<Value>`.
@@ -56,22 +83,9 @@ final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
   /// The common type the field holds (or holds an optional of), for ``storeStored(_:in:)``.
   private let direct = DirectType(Value.self)
 
-  /// The field types ``storeStored(_:in:)`` writes without a conversion through `Any`.
-  private enum DirectType {
-    case none, string, int, int64, double, bool, date
+  override var directType: DirectType { direct }
 
-    init(_ type: Any.Type) {
-      switch ObjectIdentifier(type) {
-      case ObjectIdentifier(String.self), ObjectIdentifier(String?.self): self = .string
-      case ObjectIdentifier(Int.self), ObjectIdentifier(Int?.self): self = .int
-      case ObjectIdentifier(Int64.self), ObjectIdentifier(Int64?.self): self = .int64
-      case ObjectIdentifier(Double.self), ObjectIdentifier(Double?.self): self = .double
-      case ObjectIdentifier(Bool.self), ObjectIdentifier(Bool?.self): self = .bool
-      case ObjectIdentifier(Date.self), ObjectIdentifier(Date?.self): self = .date
-      default: self = .none
-      }
-    }
-  }
+  override var holdsOptional: Bool { isOptional }
 
   override func storeStored(_ value: StoredValue, in object: ManagedObject) -> Bool {
     switch (direct, value) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Puts the rows a store reads straight into a context's objects, as the store reads them.
 ///
 /// A context hands a loader to ``PersistentStore/loadObjects(_:into:)`` and
@@ -26,14 +28,27 @@
 /// A loader is used only during the call it is given to, from the context's isolation domain.
 public final class ObjectLoader {
   // The loader lives only during the context's call that made it (`withLoader`), and only its
-  // own methods touch its state, one at a time: no reference count on the context, and no
-  // dynamic exclusivity checks on the fields every row touches (benchmark rows "reach … as
-  // faults" and "fetch … by a predicate": about 200 instructions a row). Debug builds keep the
-  // checked reference, so a store that uses a loader after its call traps there.
+  // own methods touch its state, one at a time: no reference count on the context (an
+  // `Unmanaged` reference, used through `withContext`: an `unowned(unsafe)` one is still
+  // retained around each call made on it), and no dynamic exclusivity checks on the fields every
+  // row touches (benchmark rows "reach … as faults" and "fetch … by a predicate": about 200
+  // instructions a row). Debug builds keep a checked reference, so a store that uses a loader
+  // after its call traps there.
   #if OBSERVEDGRAPH_INVARIANTS
     private unowned let context: ObjectContext
+
+    @inline(__always)
+    private func withContext<T>(_ body: (ObjectContext) throws -> T) rethrows -> T {
+      try body(context)
+    }
   #else
-    private unowned(unsafe) let context: ObjectContext
+    private let contextReference: Unmanaged<ObjectContext>
+    private var context: ObjectContext { contextReference.takeUnretainedValue() }
+
+    @inline(__always)
+    private func withContext<T>(_ body: (ObjectContext) throws -> T) rethrows -> T {
+      try contextReference._withUnsafeGuaranteedRef(body)
+    }
   #endif
   /// The object of each row, in the order of the rows, those already in memory included.
   @exclusivity(unchecked) private(set) var objects: [ManagedObject] = []
@@ -43,10 +58,12 @@ public final class ObjectLoader {
   @exclusivity(unchecked) private var slots: [Slot] = []
   /// The entity `slots` are for.
   @exclusivity(unchecked) private var slotsEntity: ObjectIdentifier?
-  /// The last related object a row named, by key: the rows of a to-many's members mostly name
-  /// the same owner (benchmark row "SQLite store: reach").
-  @exclusivity(unchecked) private var lastRelated:
-    (key: Int64, entity: ObjectIdentifier, object: Unmanaged<ManagedObject>)?
+  /// The related objects rows of the current load named, by key modulo the table's size (see
+  /// `relatedObject`); held until the load ends.
+  @exclusivity(unchecked) private var relatedCache = ContiguousArray(
+    repeating: RelatedEntry(), count: relatedCacheSize)
+  /// Whether `relatedCache` holds an entry.
+  @exclusivity(unchecked) private var relatedCacheUsed = false
   /// The last entity a store named and the context's entity for it (when the store's model is
   /// another instance than the context's).
   @exclusivity(unchecked) private var lastNamed:
@@ -62,10 +79,20 @@ public final class ObjectLoader {
     unowned(unsafe) let property: Property
     unowned(unsafe) let field: FieldAccess?
     unowned(unsafe) let relationshipField: RelationshipFieldAccess?
+    /// For an attribute kept in a typed field of a common type: that type, written in place by
+    /// the typed setters (`.none` otherwise).
+    let direct: FieldAccess.DirectType
+    /// The field's byte offset in the object, and whether it holds an optional.
+    let offset: Int
+    let optional: Bool
   }
 
   init(context: ObjectContext) {
-    self.context = context
+    #if OBSERVEDGRAPH_INVARIANTS
+      self.context = context
+    #else
+      contextReference = Unmanaged.passUnretained(context)
+    #endif
     sharesModel = context.store?.model === context.model
   }
 
@@ -86,18 +113,28 @@ public final class ObjectLoader {
   @discardableResult
   public func beginObject(_ entity: EntityDescription, key: Int64) -> Bool {
     current = nil
-    guard let own = ownEntity(entity),
-      let object = context.objectForLoad(own, key: key, batchable: false)
-    else { return false }
-    objects.append(object)
-    guard object.isFaultFlag, object.marks & ManagedObject.prefilledMark == 0 else {
+    // The store's entity is the context's when they share the model: passed on as it is,
+    // without a reference count.
+    if sharesModel { return entity.isAbstract ? false : begin(entity, key: key) }
+    guard let own = otherModelsEntity(entity) else { return false }
+    return begin(own, key: key)
+  }
+
+  /// ``beginObject(_:key:)`` with the context's entity.
+  private func begin(_ own: EntityDescription, key: Int64) -> Bool {
+    guard let object = withContext({ $0.objectForLoad(own, key: key, batchable: false) }) else {
       return false
     }
-    // Marked now; a load that fails takes the marks back (`abandon()`).
-    object.marks |= ManagedObject.prefilledMark
-    if slotsEntity != ObjectIdentifier(own) { plan(own) }
-    current = Unmanaged.passUnretained(object)
-    return true
+    let wanted = object.isFaultFlag && object.marks & ManagedObject.prefilledMark == 0
+    if wanted {
+      // Marked now; a load that fails takes the marks back (`abandon()`).
+      object.marks |= ManagedObject.prefilledMark
+      if slotsEntity != ObjectIdentifier(own) { plan(own) }
+      current = Unmanaged.passUnretained(object)
+    }
+    // Last: the array takes the reference over (`objects` holds `current`'s object).
+    objects.append(consume object)
+    return wanted
   }
 
   /// Names an object whose values the store does not give now: it comes back as a fault that
@@ -112,7 +149,7 @@ public final class ObjectLoader {
   public func appendObject(_ entity: EntityDescription, key: Int64) {
     current = nil
     guard let own = ownEntity(entity),
-      let object = context.objectForLoad(own, key: key, batchable: true)
+      let object = withContext({ $0.objectForLoad(own, key: key, batchable: true) })
     else { return }
     objects.append(object)
   }
@@ -162,6 +199,69 @@ public final class ObjectLoader {
     }
   }
 
+  // MARK: Typed values
+
+  // A store that reads a column as one of the common types hands it over as it is: a field of
+  // that type takes it in place, without a `StoredValue` on the way (benchmark rows "SQLite
+  // store: reach" and "fetch": about 300 instructions an attribute). Any other attribute takes it
+  // as `setAttribute(_:at:)` would, from the `StoredValue` the store would have given.
+
+  /// Gives a string attribute's value of the current row, as `setAttribute(.string(text), at:)`.
+  package func setString(_ text: String, at index: Int) {
+    guard let current else { return }
+    let slot = slot(index)
+    guard slot.direct == .string else { return setAttribute(.string(text), at: index) }
+    put(text, in: current, slot)
+  }
+
+  /// Gives an integer attribute's value of the current row, as
+  /// `setAttribute(.integer(number), at:)`.
+  package func setInteger(_ number: Int64, at index: Int) {
+    guard let current else { return }
+    let slot = slot(index)
+    switch slot.direct {
+    case .int: put(Int(truncatingIfNeeded: number), in: current, slot)
+    case .int64: put(number, in: current, slot)
+    default: setAttribute(.integer(number), at: index)
+    }
+  }
+
+  /// Gives a floating-point attribute's value of the current row, as
+  /// `setAttribute(.double(number), at:)`.
+  package func setDouble(_ number: Double, at index: Int) {
+    guard let current else { return }
+    let slot = slot(index)
+    guard slot.direct == .double else { return setAttribute(.double(number), at: index) }
+    put(number, in: current, slot)
+  }
+
+  /// Gives a Boolean attribute's value of the current row, as `setAttribute(.bool(flag), at:)`.
+  package func setBool(_ flag: Bool, at index: Int) {
+    guard let current else { return }
+    let slot = slot(index)
+    guard slot.direct == .bool else { return setAttribute(.bool(flag), at: index) }
+    put(flag, in: current, slot)
+  }
+
+  /// Gives a date attribute's value of the current row, as `setAttribute(.date(date), at:)`.
+  package func setDate(_ date: Date, at index: Int) {
+    guard let current else { return }
+    let slot = slot(index)
+    guard slot.direct == .date else { return setAttribute(.date(date), at: index) }
+    put(date, in: current, slot)
+  }
+
+  /// Writes a value into the typed field of a slot whose direct type is `T`'s.
+  @inline(__always)
+  private func put<T>(_ value: T, in object: Unmanaged<ManagedObject>, _ slot: Slot) {
+    let raw = object.toOpaque() + slot.offset
+    if slot.optional {
+      raw.assumingMemoryBound(to: T?.self).pointee = value
+    } else {
+      raw.assumingMemoryBound(to: T.self).pointee = value
+    }
+  }
+
   /// Gives a to-one relationship's object of the current row.
   ///
   /// ```swift
@@ -185,18 +285,43 @@ public final class ObjectLoader {
     }
   }
 
-  /// The object a to-one names: the last one again, or one found or made by the context.
+  /// The object a to-one names: one the load's rows named before (found in `relatedCache`), or
+  /// one found or made by the context.
   private func relatedObject(_ entity: EntityDescription, key: Int64) -> ManagedObject? {
-    if let lastRelated, lastRelated.key == key, lastRelated.entity == ObjectIdentifier(entity) {
-      return lastRelated.object.takeUnretainedValue()
+    let place = Int(truncatingIfNeeded: key) & (Self.relatedCacheSize - 1)
+    if relatedCache[place].key == key, relatedCache[place].entity == ObjectIdentifier(entity),
+      let object = relatedCache[place].object
+    {
+      return object
     }
-    guard let destination = ownEntity(entity),
-      let related = context.objectForLoad(destination, key: key, batchable: true)
-    else { return nil }
-    // The object stays alive while the loader may use it again: the field it goes into holds it.
-    lastRelated = (key, ObjectIdentifier(entity), Unmanaged.passUnretained(related))
+    let found: ManagedObject?
+    if sharesModel {
+      found =
+        entity.isAbstract
+        ? nil : withContext { $0.objectForLoad(entity, key: key, batchable: true) }
+    } else {
+      found = otherModelsEntity(entity).flatMap { own in
+        withContext { $0.objectForLoad(own, key: key, batchable: true) }
+      }
+    }
+    guard let related = found else { return nil }
+    relatedCache[place] = RelatedEntry(
+      key: key, entity: ObjectIdentifier(entity), object: related)
+    relatedCacheUsed = true
     return related
   }
+
+  /// A related object a row of the current load named, held until the load ends.
+  private struct RelatedEntry {
+    var key: Int64 = 0
+    var entity: ObjectIdentifier?
+    var object: ManagedObject?
+  }
+
+  /// How many related objects the loader remembers, by key: the rows of a to-many's members
+  /// mostly name the same owner, a fetch's rows a few (benchmark rows "SQLite store: reach" and
+  /// "fetch … by a predicate", whose items have 1,000 owners).
+  private static var relatedCacheSize: Int { 64 }
 
   /// Gives the values of a stored object, as ``beginObject(_:key:)`` and the setters would.
   ///
@@ -246,7 +371,11 @@ public final class ObjectLoader {
   func reset() {
     objects.removeAll(keepingCapacity: true)
     current = nil
-    lastRelated = nil
+    // The related objects are let go with the load: the context holds unchanged objects weakly.
+    if relatedCacheUsed {
+      for place in relatedCache.indices { relatedCache[place] = RelatedEntry() }
+      relatedCacheUsed = false
+    }
   }
 
   /// How a property of the current entity takes a value; a store's index out of range stops the
@@ -264,16 +393,25 @@ public final class ObjectLoader {
   private func plan(_ entity: EntityDescription) {
     slots = entity.properties.map { property in
       let field = entity.fields[property.slot]
+      let direct = !property.isRelationship ? field?.directType ?? .none : .none
       return Slot(
         kind: !property.isRelationship ? .attribute : property.isToMany ? .other : .toOne,
-        property: property, field: field, relationshipField: field as? RelationshipFieldAccess)
+        property: property, field: field, relationshipField: field as? RelationshipFieldAccess,
+        direct: direct, offset: field?.offset ?? 0, optional: field?.holdsOptional ?? false)
     }
     slotsEntity = ObjectIdentifier(entity)
   }
 
   /// The context's entity for an entity a store names: nil for an abstract or unknown one.
+  /// Inlined: each row asks (benchmark rows "SQLite store: reach" and "fetch").
+  @inline(__always)
   private func ownEntity(_ entity: EntityDescription) -> EntityDescription? {
     if sharesModel { return entity.isAbstract ? nil : entity }
+    return otherModelsEntity(entity)
+  }
+
+  /// ``ownEntity(_:)`` for a store whose model is another instance than the context's.
+  private func otherModelsEntity(_ entity: EntityDescription) -> EntityDescription? {
     if let lastNamed, lastNamed.given === entity { return lastNamed.own }
     var own = context.model.entity(named: entity.name)
     if own?.isAbstract == true { own = nil }
