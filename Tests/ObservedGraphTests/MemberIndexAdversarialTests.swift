@@ -71,7 +71,6 @@ enum MIShelves {
         )
         break
       }
-      collection.checkInvariants()
     } else if !expected.isEmpty {
       problems.append("no collection, the model has \(expected.count) members")
     }
@@ -79,6 +78,9 @@ enum MIShelves {
       Issue.record(
         "\(owner.objectID).\(key): \(problems.joined(separator: "; ")) (\(note()))",
         sourceLocation: sourceLocation)
+    } else {
+      // (Last: a broken rule stops the process.)
+      owner.collection(property)?.checkInvariants()
     }
     return problems.isEmpty
   }
@@ -461,6 +463,54 @@ enum MIShelves {
     try shelf.mutableSet(forKey: "volumes").insert(fresh[1])
     expected.formUnion(Self.ids(fresh))
     Self.check(shelf, "volumes", holds: expected, pool: all + fresh, "re-added")
+  }
+
+  /// The last member leaving while it waits unindexed (an add undone, a quiet delete) leaves
+  /// `maxKey` as it was: the member with the highest key, added first, is still found, at the
+  /// collection and through the public API (adding it again changes nothing).
+  @Test func undoOfAnUnindexedAddKeepsTheHighestKey() throws {
+    let context = ObjectContext(model: MIShelves.model)
+    let shelf = context.insert(MIShelf.self)
+    let (low, middle, high) = (
+      context.insert(MIVolume.self), context.insert(MIVolume.self), context.insert(MIVolume.self)
+    )
+    // The collection alone: `high`, then `low` (indexes `high`), then `middle` (indexes `low`),
+    // then `middle` leaves as the last member, not indexed.
+    let collection = ObjectCollection(ordered: false)
+    collection.insertNew(high)
+    collection.insert(low)
+    collection.insert(middle)
+    #expect(collection.remove(middle) == 2)
+    #expect(collection.contains(high) && collection.index(of: high) == 0)
+    #expect(collection.index(of: low) == 1 && !collection.contains(middle))
+    // Through the public API: the last member deleted while nothing records (a quiet delete
+    // removes it without a lookup first), then the first added again.
+    let quiet = context.insert(MIShelf.self)
+    let (first, second, third) = (
+      context.insert(MIVolume.self), context.insert(MIVolume.self), context.insert(MIVolume.self)
+    )
+    third.shelf = quiet
+    first.shelf = quiet
+    second.shelf = quiet
+    try context.delete(second)
+    try quiet.mutableSet(forKey: "volumes").insert(third)
+    third.shelf = quiet
+    Self.check(quiet, "volumes", holds: Self.ids([third, first]), pool: [first, third], "deleted")
+    // The same undoing the last add.
+    let undo = UndoLog()
+    context.undoLog = undo
+    for volume in [high, low, middle] {
+      volume.shelf = shelf
+      undo.markEventBoundary()
+    }
+    try undo.undo()
+    try shelf.mutableSet(forKey: "volumes").insert(high)
+    high.shelf = shelf
+    Self.check(
+      shelf, "volumes", holds: Self.ids([high, low]), pool: [low, middle, high], "undone")
+    try undo.redo()
+    Self.check(
+      shelf, "volumes", holds: Self.ids([high, low, middle]), pool: [low, middle, high], "redone")
   }
 
   /// Another shelf steals members the first has not indexed yet (each through the to-one, the
