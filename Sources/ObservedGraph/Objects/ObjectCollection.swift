@@ -33,9 +33,9 @@ final class ObjectCollection {
   /// one whose adds are checked against `maxKey` only, neither (benchmark row "to-many insert
   /// with inverse upkeep": the new member's place in the table was a cache miss at 1 M members).
   @exclusivity(unchecked) private var memberIndex = MemberIndex()
-  /// No member of an unordered collection has an `objectKey` above it: an object
-  /// whose key is is not a member, which an add of an object made after the others learns
-  /// without the index.
+  /// No member of an unordered collection has an `objectKey` above it: an object whose key is
+  /// above it is not a member, which an add of an object made after the others learns without
+  /// the index.
   @exclusivity(unchecked) private var maxKey: Int64 = 0
   let isOrdered: Bool
   /// Whether the collection retains its members.
