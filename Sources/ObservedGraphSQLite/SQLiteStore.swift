@@ -41,7 +41,9 @@ public final class SQLiteStore: PersistentStore {
     /// two saves than its block holds gives out keys past the block, and the next save reserves
     /// them. Should another store on the same file (another process) have reserved those keys in
     /// the meantime and saved objects with them, that save throws `ObjectGraphError` of kind
-    /// `duplicateObject`, naming the object, and writes nothing. With one store per file this
+    /// `duplicateObject`, naming the object, and writes nothing; so does a fetch or a load that
+    /// meets one of their rows, and a context never gives a new object the key of one it loaded:
+    /// it never holds two objects under one identifier. With one store per file this
     /// never happens; with
     /// several writers, make the block larger than the objects inserted between saves.
     public var keyBlockSize = 4096

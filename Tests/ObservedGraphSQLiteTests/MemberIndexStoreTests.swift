@@ -135,20 +135,13 @@ final class MSVolume: ManagedObject {
     try writerStore.close()
   }
 
-  /// Two stores on one file with blocks of 16 keys: the first store's context takes one key and
-  /// saves, the second's takes 21 (33 to 53) and saves; the first's then takes 40 more. None may
-  /// be a key the second gave out: the 32nd is 33, the second store's first key, and relating
-  /// that object stops the program in the registry's debug check ("MSShelf#33 is registered but
-  /// not in that table") — two objects under one key in one context.
-  @Test(
-    .disabled(
-      """
-      Bug: a store's context gives out keys of a block another store on the same file reserved \
-      (keyBlockSize 16: the first store's context, after keys 1 to 32, gives 33, which the second \
-      store had given out and saved)
-      """)
-  )
-  func keysOfTwoStoresOnOneFileNeverCollide() throws {
+  /// Two stores on one file with blocks of 16 keys. Inserting never waits for the file, so the
+  /// first store's context, inserting more objects than its block holds, gives out keys past it
+  /// — keys the second store gave out and saved (`SQLiteStore.Options.keyBlockSize` says so).
+  /// The context never holds two objects under one key: a key one of its objects already has
+  /// (one it loaded) is passed over when it inserts, and a load that meets a row with the key of
+  /// an object it inserted is refused with `duplicateObject` naming that object, as is the save.
+  @Test func keysTwoStoresOnOneFileGaveOutNeverNameTwoObjectsInOneContext() throws {
     let (folder, url, options) = try SQLiteStoreTests.file(keyBlockSize: 16)
     defer { withExtendedLifetime(folder) {} }
     let firstStore = try SQLiteStore(url: url, model: Self.model, options: options)
@@ -157,10 +150,38 @@ final class MSVolume: ManagedObject {
     try first.save()
     let secondStore = try SQLiteStore(url: url, model: Self.model, options: options)
     let second = PersistentContainer(store: secondStore).viewContext
-    let secondKeys = (0..<21).map { _ in second.insert(MSVolume.self).objectID.key }
+    let shelf = second.insert(MSShelf.self)
+    shelf.name = "theirs"
+    let secondVolumes = (0..<20).map { _ in second.insert(MSVolume.self) }
+    let secondKeys = [shelf.objectID.key] + secondVolumes.map(\.objectID.key)
     try second.save()
-    firstKeys += (0..<40).map { _ in first.insert(MSVolume.self).objectID.key }
-    #expect(Set(firstKeys).isDisjoint(with: secondKeys), "first \(firstKeys), second \(secondKeys)")
+    // The first context loads the second's shelf, then inserts past its block: the shelf's key
+    // is passed over.
+    let theirs = try #require(try first.fetch(FetchRequest<MSShelf>()).first)
+    #expect(theirs.name == "theirs")
+    let inserted = (0..<40).map { _ in first.insert(MSVolume.self) }
+    firstKeys += inserted.map(\.objectID.key)
+    #expect(!firstKeys.contains(theirs.objectID.key), "\(firstKeys)")
+    #expect(Set(firstKeys).count == firstKeys.count)
+    let shared = Set(firstKeys).intersection(secondKeys)
+    #expect(!shared.isEmpty, "the case the test is about arises: \(firstKeys) \(secondKeys)")
+    // Every inserted object is the one its identifier names.
+    for volume in inserted { #expect(first.object(with: volume.objectID) === volume) }
+    // Fetching the second's volumes meets their rows: refused, naming an inserted object.
+    let error = #expect(throws: ObjectGraphError.self) {
+      try first.fetch(FetchRequest<MSVolume>())
+    }
+    #expect(error?.kind == .duplicateObject, "\(String(describing: error))")
+    #expect(error?.entity == "MSVolume")
+    let named = inserted.first { $0.objectID.description == error?.value }
+    #expect(named.map { shared.contains($0.objectID.key) } == true, "\(String(describing: error))")
+    #expect(error?.reason.contains("another store on the same file") == true)
+    for volume in inserted {
+      #expect(volume.isInserted && first.object(with: volume.objectID) === volume)
+    }
+    // The save is refused too.
+    #expect(throws: ObjectGraphError.self) { try first.save() }
+    #expect(inserted.allSatisfy(\.isInserted) && first.hasChanges)
     try firstStore.close()
     try secondStore.close()
   }

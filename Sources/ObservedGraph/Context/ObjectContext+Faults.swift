@@ -53,6 +53,13 @@ extension ObjectContext {
   /// Nil when the key belongs to an object of another entity.
   func objectForLoad(_ entity: EntityDescription, key: Int64, batchable: Bool) -> ManagedObject? {
     if let object = registry.registeredObject(key: key) {
+      // An object inserted here has no row yet: a row with its key is another object, which
+      // another store on the file saved with a key this context gave out past its store's
+      // reserved block (see `SQLiteStore.Options.keyBlockSize`). Refused, never mixed up.
+      if object.isInsertedFlag {
+        if loadConflict == nil { loadConflict = object }
+        return nil
+      }
       return object.entity === entity ? object : nil
     }
     // No fault for a key a detached object holds. A row can only name a key the store once had:
@@ -163,11 +170,28 @@ extension ObjectContext {
       idleLoader = loader
     }
     do {
-      return try body(loader)
+      let result = try body(loader)
+      if let conflict = loadConflict {
+        loadConflict = nil
+        throw keyConflict(conflict)
+      }
+      return result
     } catch {
+      loadConflict = nil
       loader.abandon()
       throw error
     }
+  }
+
+  /// The error of a load that met a row holding the key of an object inserted in this context.
+  private func keyConflict(_ object: ManagedObject) -> ObjectGraphError {
+    let id = object.objectID
+    return ObjectGraphError(
+      .duplicateObject, entity: id.entityName, value: id.description,
+      reason: "the store holds a row with key \(id.key), which \(id) inserted in this context "
+        + "also has: another store on the same file gave out that key and saved first (this "
+        + "context inserted more objects than its store's block of keys holds); the load was "
+        + "refused, and saving the object will fail the same way")
   }
 
   private func notFound(_ id: ObjectID) -> ObjectGraphError {

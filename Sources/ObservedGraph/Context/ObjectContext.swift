@@ -52,6 +52,9 @@ public final class ObjectContext {
   /// The loader the next load from the store uses (see ``ObjectLoader``); nil while one is
   /// under way.
   @exclusivity(unchecked) var idleLoader: ObjectLoader?
+  /// An object inserted in this context whose key a row of the load under way also holds (see
+  /// ``objectForLoad(_:key:batchable:)``): the load throws `duplicateObject` when it ends.
+  var loadConflict: ManagedObject?
   /// The batch size of the fetch that made a fault without values, by its key, when it is not
   /// ``faultBatchSize`` (see ``FetchRequest/fetchBatchSize``).
   var fetchBatchSizes: [Int64: Int] = [:]

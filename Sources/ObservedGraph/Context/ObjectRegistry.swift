@@ -100,13 +100,21 @@ final class ObjectRegistry {
   // MARK: Identifiers
 
   /// The key of a new object's identifier.
+  ///
+  /// A key an object of the context already has is passed over: a store's keys past its reserved
+  /// block may be ones another store on the same file gave out and saved, and this context may
+  /// have loaded that object (see `SQLiteStore.Options.keyBlockSize`). Never two objects under
+  /// one key.
   func newKey() -> Int64 {
-    if nextKey >= keyBlockEnd, let keySource {
-      let block = keySource()
-      (nextKey, keyBlockEnd) = (block.lowerBound, block.upperBound)
+    while true {
+      if nextKey >= keyBlockEnd, let keySource {
+        let block = keySource()
+        (nextKey, keyBlockEnd) = (block.lowerBound, block.upperBound)
+      }
+      let key = nextKey
+      nextKey += 1
+      if registered[key] == nil && (detached.isEmpty || detached[key] == nil) { return key }
     }
-    defer { nextKey += 1 }
-    return nextKey
   }
 
   /// Makes sure new identifiers never reuse `key`, when the registry gives out keys itself (a
