@@ -21,6 +21,7 @@ enum FetchBench {
         ("ours", { fetchOurs(ours, below: selected, sorted: false) }),
         ("raw", { fetchRaw(raw, below: selected, sorted: false) }),
         ("grdb", { fetchGRDB(grdb, below: selected, sorted: false) }),
+        ("grdbSameCache", { fetchGRDB(grdb, below: selected, sorted: false, sameCache: true) }),
       ])
     var predicate = Row(
       key: "storeFetchPredicate",
@@ -34,6 +35,7 @@ enum FetchBench {
         ("ours", { fetchOurs(ours, below: sortedCount, sorted: true) }),
         ("raw", { fetchRaw(raw, below: sortedCount, sorted: true) }),
         ("grdb", { fetchGRDB(grdb, below: sortedCount, sorted: true) }),
+        ("grdbSameCache", { fetchGRDB(grdb, below: sortedCount, sorted: true, sameCache: true) }),
       ])
     var sorted = Row(
       key: "storeFetchSorted",
@@ -48,6 +50,7 @@ enum FetchBench {
     row.peers[.sqliteC] = times["raw"].map { Double(count) / ($0 / 1e9) }
     row.peers[.grdb] = times["grdb"].map { Double(count) / ($0 / 1e9) }
     row.check("vsGRDB", "≥ 1 × GRDB", row.ratios[.grdb], limit: 1, atLeast: true)
+    StoreBench.addSameCacheFigures(&row, times["grdbSameCache"], count: count)
   }
 
   /// Items whose value is below `limit` (their values are 0, 1, 2, … so that many), by title when
@@ -101,9 +104,11 @@ enum FetchBench {
     return nanoseconds
   }
 
-  static func fetchGRDB(_ url: URL, below limit: Int, sorted: Bool) -> Double {
+  static func fetchGRDB(
+    _ url: URL, below limit: Int, sorted: Bool, sameCache: Bool = false
+  ) -> Double {
     do {
-      let queue = try DatabaseQueue(path: url.path)
+      let queue = try StoreBench.grdbQueue(url, sameCache: sameCache)
       var held: [GRDBItem] = []
       var sum = 0
       let nanoseconds = try Timing.nanoseconds {

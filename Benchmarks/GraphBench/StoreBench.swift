@@ -188,6 +188,7 @@ enum StoreBench {
         ),
         ("raw", { reachRaw(rawFile, sizes) }),
         ("grdb", { reachGRDB(grdbFile, sizes) }),
+        ("grdbSameCache", { reachGRDB(grdbFile, sizes, sameCache: true) }),
       ])
     var reach = Row(
       key: "storeReach",
@@ -198,6 +199,7 @@ enum StoreBench {
     reach.peers[.grdb] = reaches["grdb"].map { Double(sizes.items) / ($0 / 1e9) }
     reach.check("vsGRDB", "≥ 1 × GRDB", reach.ratios[.grdb], limit: 1, atLeast: true)
     reach.check("vsSQLite", "≥ 0.5 × raw C API", reach.ratios[.sqliteC], limit: 0.5, atLeast: true)
+    addSameCacheFigures(&reach, reaches["grdbSameCache"], count: sizes.items)
     // The same reach in a context that does not take part in Swift Observation (servers,
     // tools): its objects have no registrar. Same peers, same run.
     var reachOff = Row(
@@ -209,6 +211,7 @@ enum StoreBench {
     reachOff.check("vsGRDB", "≥ 1 × GRDB", reachOff.ratios[.grdb], limit: 1, atLeast: true)
     reachOff.check(
       "vsSQLite", "≥ 0.5 × raw C API", reachOff.ratios[.sqliteC], limit: 0.5, atLeast: true)
+    addSameCacheFigures(&reachOff, reaches["grdbSameCache"], count: sizes.items)
 
     let fetches = FetchBench.rows(
       ours: oursFile, raw: rawFile, grdb: grdbFile, sizes, rounds: rounds)
@@ -383,9 +386,37 @@ enum StoreBench {
     }
   }
 
-  static func reachGRDB(_ url: URL, _ sizes: Sizes) -> Double {
+  /// A GRDB queue on `url`: as GRDB opens it, or with our store's default page cache.
+  static func grdbQueue(_ url: URL, sameCache: Bool) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    if sameCache {
+      let kibibytes = SQLiteStore.Options().pageCacheSize / 1024
+      configuration.prepareDatabase { db in
+        try db.execute(sql: "PRAGMA cache_size = -\(kibibytes)")
+      }
+    }
+    return try DatabaseQueue(path: url.path, configuration: configuration)
+  }
+
+  /// Adds the figures of GRDB given our store's page cache: its throughput and our ratio to it.
+  /// The row's target compares with GRDB as it opens a file (SQLite's 2,000 KiB cache); these
+  /// say how much of the ratio the cache's size makes.
+  static func addSameCacheFigures(_ row: inout Row, _ nanoseconds: Double?, count: Int) {
+    let throughput = nanoseconds.map { Double(count) / ($0 / 1e9) }
+    let mebibytes = SQLiteStore.Options().pageCacheSize / (1024 * 1024)
+    row.figures.append(
+      Row.Figure(
+        key: "grdbSameCache", label: "GRDB given our store's \(mebibytes) MiB page cache",
+        value: throughput, unit: row.unit))
+    row.figures.append(
+      Row.Figure(
+        key: "vsGRDBSameCache", label: "ours ÷ GRDB with that cache",
+        value: throughput.flatMap { peer in row.ours.map { $0 / peer } }, unit: "×"))
+  }
+
+  static func reachGRDB(_ url: URL, _ sizes: Sizes, sameCache: Bool = false) -> Double {
     do {
-      let queue = try DatabaseQueue(path: url.path)
+      let queue = try grdbQueue(url, sameCache: sameCache)
       var held: [GRDBItem] = []
       held.reserveCapacity(sizes.items)
       var sum = 0

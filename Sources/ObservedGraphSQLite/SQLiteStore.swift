@@ -58,6 +58,20 @@ public final class SQLiteStore: PersistentStore {
     /// was. The check costs time in proportion to the file's size (Docs/SQLiteStore.md gives
     /// figures), which is why it is off by default.
     public var integrityCheck = IntegrityCheck.off
+    /// The most memory, in bytes, that SQLite's cache of the file's pages may take for this
+    /// store: 32 MiB by default, at least 256 KiB (a smaller value is raised to it). SQLite takes
+    /// the memory as it reads pages, so a small file never takes more than its own size.
+    ///
+    /// SQLite's own default is 2,000 KiB, about 500 pages. Walking relationships reads rows in
+    /// the order the relationships name them, not in the order of the table: the items of one
+    /// owner lie on as many pages as there are items, and the next owner's items lie on the
+    /// same pages again. A cache smaller than one such walk reads each page from the file again
+    /// for every row (Docs/Performance.md, "reach"); one that holds it reads each page once.
+    ///
+    /// ```swift
+    /// options.pageCacheSize = 64 * 1024 * 1024  // for walks over more than a million rows
+    /// ```
+    public var pageCacheSize = 32 * 1024 * 1024
 
     /// The default options (with the SQL trace on when `OBSERVEDGRAPH_SQL_DEBUG` is `1`).
     public init() {
@@ -147,6 +161,7 @@ public final class SQLiteStore: PersistentStore {
     do {
       if let trace = options.sqlTrace { connection.trace = Self.tracer(trace) }
       try connection.execute("PRAGMA journal_mode = WAL")
+      try connection.execute("PRAGMA cache_size = -\(Self.pageCacheKibibytes(options))")
       metadata = try connection.transaction {
         for statement in schema.indexStatements { try connection.execute(statement) }
         let stored = try readMetadata()
@@ -829,6 +844,12 @@ public final class SQLiteStore: PersistentStore {
         + Double(duration.components.seconds) * 1000
       return "SQL: \(statement) (\(String(format: "%.3f", milliseconds)) ms)"
     }
+  }
+
+  /// The page cache's size for `PRAGMA cache_size`, in KiB: ``Options/pageCacheSize``, at least
+  /// 256 KiB.
+  static func pageCacheKibibytes(_ options: Options) -> Int {
+    max(256, options.pageCacheSize / 1024)
   }
 
   /// Writes a statement's line of the SQL trace to standard error.

@@ -396,6 +396,23 @@ final class ShopPage: ManagedObject {
     #expect(SQLiteStore.Options(environment: [:]).sqlTrace == nil)
   }
 
+  /// The page cache is the option's size in KiB: 32 MiB by default, never below 256 KiB.
+  @Test func thePageCacheTakesTheOptionsSize() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("shop.sqlite")
+    func cacheSize(_ bytes: Int?) throws -> [[SQLiteValue]] {
+      var options = SQLiteStore.Options()
+      if let bytes { options.pageCacheSize = bytes }
+      let store = try SQLiteStore(url: url, model: Self.shop, options: options)
+      defer { try? store.close() }
+      return try store.connection.statement("PRAGMA cache_size").rows()
+    }
+    #expect(try cacheSize(nil) == [[.integer(-32_768)]])
+    #expect(try cacheSize(64 * 1024 * 1024) == [[.integer(-65_536)]])
+    #expect(try cacheSize(1_000) == [[.integer(-256)]])
+    #expect(try cacheSize(-1) == [[.integer(-256)]])
+  }
+
   @Test func aFileThatIsNoDatabaseOrIsTruncatedIsRefusedUntouched() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let text = folder.url.appendingPathComponent("notes.sqlite")
