@@ -238,56 +238,70 @@ final class StoredObjectsStore: PersistentStore {
     #expect(try reader.fetch(onlyExhibits).map(\.name) == ["exhibit 0", "exhibit 2"])
   }
 
-  /// Specimens in 70 trays (more than the loader remembers by key, so that keys share places),
-  /// each in the tray of its number modulo 70; saved to a new file.
-  static func savedTrays(_ folder: SQLiteConnectionTests.Folder) throws -> URL {
+  /// Four specimens per tray, specimen `n` in tray `n × 37` modulo the tray count; saved to a
+  /// new file. The loader remembers 1,024 related objects by key: 70 trays fill some of its
+  /// places, 1,100 trays more than all of them (keys share places, and the load clears the
+  /// whole table when it ends).
+  static func savedTrays(_ folder: SQLiteConnectionTests.Folder, count: Int = 70) throws -> URL {
     let url = folder.url.appendingPathComponent("trays.sqlite")
     let store = try SQLiteStore(url: url, model: model)
     let context = PersistentContainer(store: store).viewContext
-    let trays = (0..<70).map { index in
+    let trays = (0..<count).map { index in
       let tray = context.insert(Tray.self)
       tray.name = "tray \(index)"
       return tray
     }
-    for number in 0..<280 {
+    for number in 0..<(4 * count) {
       let specimen = context.insert(Specimen.self)
       specimen.number = number
-      specimen.tray = trays[(number * 37) % 70]
+      specimen.tray = trays[(number * 37) % count]
     }
     try context.save()
     try store.close()
     return url
   }
 
-  @Test func eachRowsToOneIsTheObjectItNames() throws {
+  @Test(arguments: [70, 1_100])
+  func eachRowsToOneIsTheObjectItNames(trayCount: Int) throws {
     let folder = try SQLiteConnectionTests.Folder()
-    let url = try Self.savedTrays(folder)
+    let url = try Self.savedTrays(folder, count: trayCount)
     let context = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
       .newContext()
     let specimens = try context.fetch(
       FetchRequest<Specimen>(matching: nil, sortedBy: [FetchSort("number")]))
-    #expect(specimens.map(\.number) == Array(0..<280))
-    #expect(specimens.map { $0.tray?.name } == (0..<280).map { "tray \(($0 * 37) % 70)" })
+    let numbers = Array(0..<(4 * trayCount))
+    #expect(specimens.map(\.number) == numbers)
+    #expect(specimens.map { $0.tray?.name } == numbers.map { "tray \(($0 * 37) % trayCount)" })
     // One object per tray, whichever row named it.
     let trays = Dictionary(grouping: specimens) { $0.tray!.name }
     for (_, members) in trays {
       #expect(Set(members.map { ObjectIdentifier($0.tray!) }).count == 1)
     }
-    #expect(trays.count == 70)
+    #expect(trays.count == trayCount)
   }
 
-  @Test func aLoadHoldsNoRelatedObjectAfterItEnds() throws {
+  /// A weak reference, to see objects leave memory.
+  final class Weak {
+    weak var object: ManagedObject?
+    init(_ object: ManagedObject?) { self.object = object }
+  }
+
+  @Test(arguments: [70, 1_100])
+  func aLoadHoldsNoRelatedObjectAfterItEnds(trayCount: Int) throws {
     let folder = try SQLiteConnectionTests.Folder()
-    let url = try Self.savedTrays(folder)
+    let url = try Self.savedTrays(folder, count: trayCount)
     let context = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
       .newContext()
-    weak var tray: Tray?
+    var trays: [Weak] = []
     do {
       let specimens = try context.fetch(FetchRequest<Specimen>())
-      tray = specimens[0].tray
-      #expect(tray != nil)
+      trays = specimens.map { Weak($0.tray) }
+      #expect(trays.allSatisfy { $0.object != nil })
     }
     // The specimens are gone, and with them the only references to their trays.
-    #expect(tray == nil)
+    #expect(trays.allSatisfy { $0.object == nil })
+    // A second load starts with nothing remembered: its trays are the context's objects again.
+    let again = try context.fetch(FetchRequest<Specimen>())
+    #expect(Set(again.map { $0.tray!.name }).count == trayCount)
   }
 }

@@ -75,7 +75,7 @@ struct ContextPartsTests {
   /// The registry's key table against a dictionary, over keys that fill and empty pages.
   @Test func theKeyTableAgreesWithADictionary() {
     var random = SplitMix64(seed: SplitMix64.seed(fallback: 0x7AB1E))
-    var table = KeyTable<Int>()
+    let table = KeyTable<Int>()
     var reference: [Int64: Int] = [:]
     // Small keys (pages in the array) and keys beyond it (pages in the dictionary).
     let far: Int64 = 1 << 40
@@ -104,6 +104,14 @@ struct ContextPartsTests {
     for key in Array(reference.keys) { table[key] = nil }
     table.checkInvariants()
     #expect(table.isEmpty && table.entries.isEmpty)
+    // Emptied all at once, the table answers nil for keys it held and holds new ones again.
+    for key: Int64 in [5, 700, far + 5] { table[key] = Int(key) }
+    table.removeAll()
+    table.checkInvariants()
+    #expect([Int64(5), 700, far + 5].allSatisfy { table[$0] == nil })
+    table[700] = 1
+    table.checkInvariants()
+    #expect(table[700] == 1 && table[5] == nil && table.count == 1)
   }
 
   @Test func theIdentityTableAgreesWithADictionary() {

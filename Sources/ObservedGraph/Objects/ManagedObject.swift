@@ -385,6 +385,26 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// Hashes the object's identity.
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+  /// The hash a `Set` or a `Dictionary` of objects uses: the object's address mixed with the
+  /// table's seed by a 64-bit finalizer (two multiplications), without a `Hasher`. Like
+  /// ``hash(into:)``, it depends on the object's identity only, so equal objects hash alike
+  /// (benchmark row "SQLite store: reach": making a relationship's `Set` hashed each member with
+  /// a `Hasher`, about a hundred instructions).
+  ///
+  /// ```swift
+  /// Set([dune, emma]).contains(dune)  // true
+  /// ```
+  ///
+  /// - Parameter seed: The table's seed.
+  /// - Returns: The hash.
+  public func _rawHashValue(seed: Int) -> Int {
+    var bits = UInt64(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
+    bits ^= UInt64(UInt(bitPattern: seed))
+    bits = (bits ^ bits >> 33) &* 0xff51_afd7_ed55_8ccd
+    bits = (bits ^ bits >> 33) &* 0xc4ce_b9fe_1a85_ec53
+    return Int(truncatingIfNeeded: bits ^ bits >> 33)
+  }
+
   /// `Book#3 { title: "Dune" (String), price: 12.0 (Double) }`: the object's identifier, as every
   /// message spells it, then its attribute values (`<fault>` for a fault, which is not loaded).
   open var description: String {

@@ -60,13 +60,30 @@ final class ObjectCollection {
   /// - Parameter members: Distinct objects of the registry's context, in order.
   init(loaded members: [ManagedObject], ordered: Bool, registry: ObjectRegistry) {
     isOrdered = ordered
-    references = ContiguousArray(members.lazy.map { Unmanaged.passUnretained($0) })
-    keys = ContiguousArray(members.lazy.map(\.objectKey))
+    // The members read unretained, in one pass (benchmark row "SQLite store: reach": each
+    // member was retained and released twice on the way).
+    var references = ContiguousArray<Unmanaged<ManagedObject>>()
+    var keys = ContiguousArray<Int64>()
+    references.reserveCapacity(members.count)
+    keys.reserveCapacity(members.count)
+    var maxKey: Int64 = 0
+    members.withUnsafeBufferPointer { objects in
+      objects.withMemoryRebound(to: Unmanaged<ManagedObject>.self) { unretained in
+        for reference in unretained {
+          let key = reference._withUnsafeGuaranteedRef { $0.objectKey }
+          references.append(reference)
+          keys.append(key)
+          maxKey = max(maxKey, key)
+        }
+      }
+    }
+    self.references = references
+    self.keys = keys
+    self.maxKey = maxKey
     retains = false
     self.registry = registry
     freedStamp = registry.freedCount
     indexed = false
-    maxKey = keys.max() ?? 0
   }
 
   /// Makes `positions` or `memberIndex` hold every member if they do not yet (by the members'

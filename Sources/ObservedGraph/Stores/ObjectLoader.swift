@@ -62,8 +62,11 @@ public final class ObjectLoader {
   /// `relatedObject`); held until the load ends.
   @exclusivity(unchecked) private var relatedCache = ContiguousArray(
     repeating: RelatedEntry(), count: relatedCacheSize)
-  /// Whether `relatedCache` holds an entry.
-  @exclusivity(unchecked) private var relatedCacheUsed = false
+  /// The places of `relatedCache` this load filled, up to the table's size; beyond it, the load
+  /// clears the whole table when it ends (`relatedCacheFull`).
+  @exclusivity(unchecked) private var relatedCachePlaces: [Int] = []
+  /// Whether this load filled more places than `relatedCachePlaces` keeps.
+  @exclusivity(unchecked) private var relatedCacheFull = false
   /// The last entity a store named and the context's entity for it (when the store's model is
   /// another instance than the context's).
   @exclusivity(unchecked) private var lastNamed:
@@ -307,7 +310,11 @@ public final class ObjectLoader {
     guard let related = found else { return nil }
     relatedCache[place] = RelatedEntry(
       key: key, entity: ObjectIdentifier(entity), object: related)
-    relatedCacheUsed = true
+    if relatedCachePlaces.count < Self.relatedCacheSize {
+      relatedCachePlaces.append(place)
+    } else {
+      relatedCacheFull = true
+    }
     return related
   }
 
@@ -319,9 +326,11 @@ public final class ObjectLoader {
   }
 
   /// How many related objects the loader remembers, by key: the rows of a to-many's members
-  /// mostly name the same owner, a fetch's rows a few (benchmark rows "SQLite store: reach" and
-  /// "fetch … by a predicate", whose items have 1,000 owners).
-  private static var relatedCacheSize: Int { 64 }
+  /// mostly name the same owner, a fetch's rows up to this many without asking the context
+  /// twice for one (benchmark rows "SQLite store: reach" and "fetch … by a predicate", whose
+  /// items have 1,000 owners: with 64 places, each row of the fetch asked the context, about
+  /// 160 instructions). 24 KiB per loader; a load clears only the places it filled.
+  private static var relatedCacheSize: Int { 1024 }
 
   /// Gives the values of a stored object, as ``beginObject(_:key:)`` and the setters would.
   ///
@@ -372,10 +381,13 @@ public final class ObjectLoader {
     objects.removeAll(keepingCapacity: true)
     current = nil
     // The related objects are let go with the load: the context holds unchanged objects weakly.
-    if relatedCacheUsed {
+    if relatedCacheFull {
       for place in relatedCache.indices { relatedCache[place] = RelatedEntry() }
-      relatedCacheUsed = false
+    } else {
+      for place in relatedCachePlaces { relatedCache[place] = RelatedEntry() }
     }
+    relatedCachePlaces.removeAll(keepingCapacity: true)
+    relatedCacheFull = false
   }
 
   /// How a property of the current entity takes a value; a store's index out of range stops the
