@@ -52,8 +52,8 @@ final class ObjectRegistry {
   static let keyBlockSize = 1024
   /// Registered objects by key (keys are unique within the store): one table, one small entry
   /// per object, in pages of consecutive keys (benchmark row "heap bytes per object").
-  /// Read and changed only by the registry's own methods, which never overlap: no dynamic
-  /// exclusivity checks (benchmark row "undo, redo of 1M attribute steps").
+  /// Read and changed only by the registry's own methods, which never overlap: the table's
+  /// fields skip dynamic exclusivity checks (benchmark row "undo, redo of 1M attribute steps").
   let registered = KeyTable<Entry>()
   private let detached = KeyTable<Entry>()
   #if OBSERVEDGRAPH_INVARIANTS
