@@ -87,6 +87,37 @@ struct ParticipationTests {
       try !fires({ _ = book.title }, when: { try book.setPrimitiveValue("p", forKey: "title") }))
   }
 
+  /// Objects made one after another share a registrar, 16 to a registrar: each still hears only
+  /// its own changes, by every path, across the registrars' boundaries.
+  @Test func objectsSharingARegistrarHearOnlyTheirOwn() throws {
+    let s = BookStore.scenario()
+    let log = UndoLog()
+    s.context.undoLog = log
+    let books = (0..<40).map { index in
+      let book = s.context.insert(Book.self)
+      book.title = "b\(index)"
+      return book
+    }
+    s.context.processPendingChanges()
+    for (index, book) in books.enumerated() {
+      for other in [index - 17, index - 16, index - 1, index + 1, index + 15, index + 16]
+      where books.indices.contains(other) {
+        let neighbour = books[other]
+        #expect(!fires({ _ = book.title }, when: { neighbour.title += "!" }))
+        #expect(
+          try !fires(
+            { _ = try? book.value(forKey: "price") },
+            when: { try neighbour.setValue(Double(other), forKey: "price") }))
+        #expect(!fires({ _ = book.category }, when: { neighbour.category = s.science }))
+        s.context.processPendingChanges()
+        #expect(try !fires({ _ = book.title }, when: { try log.undo() }))
+      }
+      #expect(fires({ _ = book.title }, when: { book.title += "?" }))
+      #expect(fires({ _ = book.category }, when: { s.fiction.books.insert(book) }))
+      s.context.processPendingChanges()
+      #expect(try fires({ _ = book.category }, when: { try log.undo() }))
+    }
+  }
   @Test func withoutParticipationNothingReachesTheRegistrar() throws {
     let s = BookStore.scenario(participatesInSwiftObservation: false)
     #expect(!s.context.participatesInSwiftObservation)

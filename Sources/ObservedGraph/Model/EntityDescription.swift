@@ -71,14 +71,21 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   /// every write and generic read of a value and written only while the model is built, so its
   /// reads skip the dynamic exclusivity check (benchmark row "set with undo recording on").
   @exclusivity(unchecked) @usableFromInline var fields: ContiguousArray<FieldAccess?> = []
-  /// Per slot: the key path that names the slot to Swift Observation's registrar (every path —
-  /// typed, key-value coding, undo — names a slot with it, so that changes match reads). Read on
-  /// every tracked read and set (benchmark row "typed attribute read").
+  /// Per slot, one per member of a shared registrar (``RegistrarHandle/groupSize``, at
+  /// `slot * groupSize + member`): the key path that names the slot of an object to Swift
+  /// Observation's registrar (every path — typed, key-value coding, undo — names a slot with it,
+  /// so that changes match reads). Read on every tracked read and set (benchmark row "typed
+  /// attribute read").
   @exclusivity(unchecked) @usableFromInline var observationKeyPaths:
     ContiguousArray<KeyPath<ManagedObject, Int>> = []
   /// The fields whose wrapper starts with another value than the entity's default (a model
   /// built from descriptions for a class with wrappers): a fresh object gets the default.
-  @exclusivity(unchecked) var fieldDefaults: [(field: FieldAccess, value: Any?)] = []
+  @exclusivity(unchecked) var fieldDefaults: [(field: FieldAccess, value: Any?)] = [] {
+    didSet { hasFieldDefaults = !fieldDefaults.isEmpty }
+  }
+  /// Whether ``fieldDefaults`` has any: a new object tests this instead of walking the empty
+  /// array, which retains and releases it (benchmark row "fetch by a predicate").
+  @exclusivity(unchecked) var hasFieldDefaults = false
   /// The slot of each property the class declares with a wrapper, by the wrapper's byte offset
   /// in an object (a wrapper finds its slot by where it sits); -1 at other offsets. An array, not
   /// a table: every new object's wrappers look their slots up once (benchmark row "cascade delete

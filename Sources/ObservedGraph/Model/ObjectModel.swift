@@ -515,7 +515,7 @@ extension ObjectModel {
     entity.storageIndex = ContiguousArray(repeating: -1, count: entity.properties.count)
     for (index, property) in inStorage.enumerated() { entity.storageIndex[property.slot] = index }
     entity.observationKeyPaths = ContiguousArray(
-      entity.properties.map { ManagedObject.observationKeyPath($0.slot) })
+      entity.properties.flatMap { ManagedObject.observationKeyPaths($0.slot) })
     entity.notifiesAutomatically = entity.properties.map {
       entity.objectClass.automaticallyNotifiesObservers(forKey: $0.name)
     }

@@ -31,6 +31,34 @@ final class ContextLink {
     if quietEpoch == 0 { quietEpoch = 1 }
   }
 
+  /// The registrar the next objects join (its box's address; the link is one of its holders
+  /// while it hands out members), and how many objects joined it.
+  @exclusivity(unchecked) private var registrarGroup: UnsafeRawPointer?
+  @exclusivity(unchecked) private var registrarMembers = 0
+
+  /// A handle on a registrar for a new object: a member of the registrar the last objects
+  /// joined, or of a new one when that one has ``RegistrarHandle/groupSize`` members (see
+  /// ``RegistrarHandle``). A new box whose address is not aligned to the group size, which the
+  /// allocator does not hand out, takes no other member.
+  func joinRegistrar() -> RegistrarHandle {
+    if let group = registrarGroup, registrarMembers < RegistrarHandle.groupSize {
+      SwiftObservation.hold(group)
+      registrarMembers += 1
+      return RegistrarHandle(box: group, member: registrarMembers - 1)
+    }
+    if let group = registrarGroup { SwiftObservation.leave(group) }
+    let group = SwiftObservation.make()
+    SwiftObservation.hold(group)
+    registrarGroup = group
+    let aligned = Int(bitPattern: group) & (RegistrarHandle.groupSize - 1) == 0
+    registrarMembers = aligned ? 1 : RegistrarHandle.groupSize
+    return RegistrarHandle(box: group, member: 0)
+  }
+
+  deinit {
+    if let group = registrarGroup { SwiftObservation.leave(group) }
+  }
+
   /// The identifier of the context's store: the first part of each object's ``ObjectID``, kept
   /// here once for all the context's objects (see `ManagedObject.objectKey`).
   let storeIdentifier: UUID

@@ -278,8 +278,12 @@ final class RelationshipFieldAccess: FieldAccess {
     store(value, in: object)
   }
 
-  /// Stores a related object, or nil.
-  func storeObject(_ related: ManagedObject?, in object: ManagedObject) {
-    address(in: object).pointee = related
+  /// Stores a related object, or nil, taking the caller's reference over (benchmark row "fetch by
+  /// a predicate": a to-one's owner retained twice and released once per row).
+  /// `offset` is the field's (``FieldAccess/offset``).
+  static func storeObject(
+    _ related: consuming ManagedObject?, in object: Unmanaged<ManagedObject>, at offset: Int
+  ) {
+    (object.toOpaque() + offset).assumingMemoryBound(to: AnyObject?.self).pointee = related
   }
 }

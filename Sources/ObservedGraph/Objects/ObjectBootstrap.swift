@@ -4,8 +4,11 @@
 /// ``ObjectContext/insertObject(forEntityName:)`` and ``ObjectContext/object(with:)``, never by
 /// calling an initializer directly.
 public struct ObjectBootstrap {
-  let entity: EntityDescription?
-  let link: ContextLink?
+  // Variables, so that ``ManagedObject/init(_:)`` moves them into the object instead of copying
+  // them (benchmark row "fetch by a predicate": two retains and two releases of the entity and
+  // the link, shared by every object, per object made).
+  var entity: EntityDescription?
+  var link: ContextLink?
   /// The key of the object's identifier (its store is the link's, its entity `entity`): a key,
   /// not an `ObjectID`, whose entity name would be copied into every new object's making
   /// (benchmark row "cascade delete … time to build it").

@@ -81,13 +81,16 @@ public final class ObjectLoader {
     let kind: Kind
     unowned(unsafe) let property: Property
     unowned(unsafe) let field: FieldAccess?
-    unowned(unsafe) let relationshipField: RelationshipFieldAccess?
     /// For an attribute kept in a typed field of a common type: that type, written in place by
     /// the typed setters (`.none` otherwise).
     let direct: FieldAccess.DirectType
     /// The field's byte offset in the object, and whether it holds an optional.
     let offset: Int
     let optional: Bool
+    /// Whether the slot is a to-one kept in a `Relationship` wrapper's field (at `offset`).
+    /// Written through the offset: a load of the field's access retains it (benchmark row "fetch
+    /// by a predicate": an atomic retain and release per row).
+    let toOneInField: Bool
   }
 
   init(context: ObjectContext) {
@@ -210,11 +213,12 @@ public final class ObjectLoader {
   // as `setAttribute(_:at:)` would, from the `StoredValue` the store would have given.
 
   /// Gives a string attribute's value of the current row, as `setAttribute(.string(text), at:)`.
-  package func setString(_ text: String, at index: Int) {
+  package func setString(_ text: consuming String, at index: Int) {
     guard let current else { return }
     let slot = slot(index)
     guard slot.direct == .string else { return setAttribute(.string(text), at: index) }
-    put(text, in: current, slot)
+    // Moved into the field, not copied (an atomic retain and release of the text's storage).
+    put(consume text, in: current, slot)
   }
 
   /// Gives an integer attribute's value of the current row, as
@@ -256,7 +260,7 @@ public final class ObjectLoader {
 
   /// Writes a value into the typed field of a slot whose direct type is `T`'s.
   @inline(__always)
-  private func put<T>(_ value: T, in object: Unmanaged<ManagedObject>, _ slot: Slot) {
+  private func put<T>(_ value: consuming T, in object: Unmanaged<ManagedObject>, _ slot: Slot) {
     let raw = object.toOpaque() + slot.offset
     if slot.optional {
       raw.assumingMemoryBound(to: T?.self).pointee = value
@@ -278,13 +282,14 @@ public final class ObjectLoader {
     guard let current else { return }
     let slot = slot(index)
     guard slot.kind == .toOne else { return }
-    let related = key.flatMap { relatedObject(entity, key: $0) }
-    current._withUnsafeGuaranteedRef { object in
-      if let field = slot.relationshipField {
-        field.storeObject(related, in: object)
-      } else {
-        object.fill(related, at: index)
-      }
+    // No closure around the store: a captured object is copied, not moved (a retain and a
+    // release of the related object per row; benchmark row "fetch by a predicate").
+    var related: ManagedObject? = nil
+    if let key { related = relatedObject(entity, key: key) }
+    if slot.toOneInField {
+      RelationshipFieldAccess.storeObject(related, in: current, at: slot.offset)
+    } else {
+      current._withUnsafeGuaranteedRef { $0.fill(related, at: index) }
     }
   }
 
@@ -408,8 +413,9 @@ public final class ObjectLoader {
       let direct = !property.isRelationship ? field?.directType ?? .none : .none
       return Slot(
         kind: !property.isRelationship ? .attribute : property.isToMany ? .other : .toOne,
-        property: property, field: field, relationshipField: field as? RelationshipFieldAccess,
-        direct: direct, offset: field?.offset ?? 0, optional: field?.holdsOptional ?? false)
+        property: property, field: field,
+        direct: direct, offset: field?.offset ?? 0, optional: field?.holdsOptional ?? false,
+        toOneInField: property.isToOne && field is RelationshipFieldAccess)
     }
     slotsEntity = ObjectIdentifier(entity)
   }
