@@ -105,12 +105,35 @@ extension ObjectContext {
       if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
     }
     if !request.returnsObjectsAsFaults {
-      for object in objects { try fulfilFault(of: object) }
+      try fulfilFetched(objects)
     } else if request.fetchBatchSize > 0 && request.fetchBatchSize != faultBatchSize {
       noteBatchSize(request.fetchBatchSize, of: objects)
     }
     try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
     return objects
+  }
+
+  /// Fulfils the faults a fetch returns, in order. Each object's marks are read a few objects
+  /// ahead of its fulfilment, so that the memory loads of several objects overlap: after a large
+  /// load the objects are out of the processor's caches, and each fulfilment waited for its
+  /// object's (benchmark row "sorted fetch … fulfilled": the walk went from 19 % to 12 % of the
+  /// fetch, measured with `perf`).
+  private func fulfilFetched(_ objects: [ManagedObject]) throws {
+    let ahead = 8
+    var touched: UInt8 = 0
+    // The array holds every object for the walk: each is borrowed, not retained (a retain and a
+    // release each, the retain waiting for the object's memory).
+    try objects.withUnsafeBufferPointer { buffer in
+      try buffer.withMemoryRebound(to: Unmanaged<ManagedObject>.self) { references in
+        for index in references.indices {
+          if index &+ ahead < references.count {
+            touched |= references[index &+ ahead]._withUnsafeGuaranteedRef { $0.marks }
+          }
+          try references[index]._withUnsafeGuaranteedRef { try fulfilFault(of: $0) }
+        }
+      }
+    }
+    fetchTouch = touched
   }
 
   /// What a request asks of the store, and the objects with unsaved changes of its entities

@@ -50,6 +50,8 @@ public final class ObjectContext {
   /// without being tracked, observed or recorded. Its identity only, so that a fulfilment does
   /// not retain and release it (benchmark row "fetch by a predicate": each object's first read).
   @exclusivity(unchecked) var awakeningFromFetch: ObjectIdentifier?
+  /// Where ``fulfilFetched(_:)`` leaves what it read ahead, so that the reads are kept.
+  @exclusivity(unchecked) var fetchTouch: UInt8 = 0
   /// The loader the next load from the store uses (see ``ObjectLoader``); nil while one is
   /// under way.
   @exclusivity(unchecked) var idleLoader: ObjectLoader?
