@@ -232,15 +232,25 @@ struct MisuseTests {
     _ = tokens
   }
 
-  /// An object's Swift Observation registrar lives exactly as long as the object: the handle
-  /// that reaches it without retains gives its one retain back when the object goes away.
-  @Test func aRegistrarLivesAsLongAsItsObject() throws {
+  /// An object's Swift Observation registrar lives exactly as long as its last holder (the
+  /// objects that share it, and the context's link while it takes members): each handle, which
+  /// reaches it without retains, gives its hold back when its object goes away.
+  @Test func aRegistrarLivesAsLongAsItsLastObject() throws {
     weak var weakBox: SwiftObservation?
     weak var weakBook: Book?
+    var kept: Book?
     do {
       let s = BookStore.scenario()
-      let book = s.context.insert(Book.self)
+      // Two objects that share a registrar: the first of two that do not was its registrar's
+      // last member.
+      var book = s.context.insert(Book.self)
+      var other = s.context.insert(Book.self)
+      if try #require(book.registrar).box.toOpaque() != #require(other.registrar).box.toOpaque() {
+        book = other
+        other = s.context.insert(Book.self)
+      }
       let box = try #require(book.registrar).box.takeUnretainedValue()
+      #expect(try #require(other.registrar).box.takeUnretainedValue() === box)
       weakBox = box
       weakBook = book
       // Reads, quiet and full sets, and an observation through the registrar leave no retain.
@@ -249,8 +259,12 @@ struct MisuseTests {
       book.title = "b"
       try book.setValue("c", forKey: "title")
       #expect(weakBox != nil)
+      // The other member of the registrar outlives the context and every other object.
+      kept = other
     }
     #expect(weakBook == nil)
+    #expect(weakBox != nil && kept != nil)
+    kept = nil
     #expect(weakBox == nil)
     let off = BookStore.scenario(participatesInSwiftObservation: false)
     #expect(off.books[0].registrar == nil)

@@ -274,10 +274,9 @@ extension ManagedObject {
         .invalidObject, entity: entity.name, key: key, value: objectID.description,
         reason: "the fault \(objectID) cannot be fulfilled: its context was reset or released")
     }
-    // Borrowed: the context outlives the call (its objects cannot end it), and a retain of the
-    // context, shared by all its objects, is an atomic operation per fulfilment (benchmark row
-    // "fetch by a predicate").
-    try Unmanaged.passUnretained(context)._withUnsafeGuaranteedRef { try $0.fulfilFault(of: self) }
+    // Held for the call: the app's `awakeFromFetch` may drop the last other reference to the
+    // context.
+    try context.fulfilFault(of: self)
   }
 
   /// Fulfils a fault for a read that cannot throw, or stops the program saying why.

@@ -577,8 +577,8 @@ struct RegistrarHandle {
   /// ``EntityDescription/observationKeyPaths``).
   @usableFromInline var member: Int { Int(bitPattern: tagged) & (Self.groupSize - 1) }
 
-  /// The box.
-  @usableFromInline var box: Unmanaged<SwiftObservation> { .fromOpaque(tagged - member) }
+  /// The box (for tests).
+  var box: Unmanaged<SwiftObservation> { .fromOpaque(tagged - member) }
 
   /// Gives back the handle's hold; called once, by the object's `deinit`.
   func release() { SwiftObservation.leave(tagged - member) }
