@@ -80,12 +80,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     ContiguousArray<KeyPath<ManagedObject, Int>> = []
   /// The fields whose wrapper starts with another value than the entity's default (a model
   /// built from descriptions for a class with wrappers): a fresh object gets the default.
-  @exclusivity(unchecked) var fieldDefaults: [(field: FieldAccess, value: Any?)] = [] {
-    didSet { hasFieldDefaults = !fieldDefaults.isEmpty }
-  }
-  /// Whether ``fieldDefaults`` has any: a new object tests this instead of walking the empty
-  /// array, which retains and releases it (benchmark row "fetch by a predicate").
-  @exclusivity(unchecked) var hasFieldDefaults = false
+  @exclusivity(unchecked) var fieldDefaults: [(field: FieldAccess, value: Any?)] = []
   /// The slot of each property the class declares with a wrapper, by the wrapper's byte offset
   /// in an object (a wrapper finds its slot by where it sits); -1 at other offsets. An array, not
   /// a table: every new object's wrappers look their slots up once (benchmark row "cascade delete

@@ -569,7 +569,8 @@ struct RegistrarHandle {
 
   /// A handle for member `member` of the registrar in `box`, taking over one hold of the box.
   init(box: UnsafeRawPointer, member: Int) {
-    assert(member == 0 || (Int(bitPattern: box) & (Self.groupSize - 1) == 0 && member < 16))
+    assert(
+      member == 0 || (Int(bitPattern: box) & (Self.groupSize - 1) == 0 && member < Self.groupSize))
     tagged = box + member
   }
 
@@ -577,11 +578,11 @@ struct RegistrarHandle {
   /// ``EntityDescription/observationKeyPaths``).
   @usableFromInline var member: Int { Int(bitPattern: tagged) & (Self.groupSize - 1) }
 
-  /// The box (for tests).
+  /// The shared box, without taking a hold.
   var box: Unmanaged<SwiftObservation> { .fromOpaque(tagged - member) }
 
   /// Gives back the handle's hold; called once, by the object's `deinit`.
-  func release() { SwiftObservation.leave(tagged - member) }
+  func release() { SwiftObservation.leave(box.toOpaque()) }
 
   /// Calls `body` with the registrar and the key path that names `slot` of this member, both
   /// borrowed.
