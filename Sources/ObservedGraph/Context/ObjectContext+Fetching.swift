@@ -76,10 +76,12 @@ extension ObjectContext {
     }
     var objects: [ManagedObject]
     var complete: Bool
+    // Whether `objects` is known to be in key order; otherwise it is checked.
+    var inKeyOrder = false
     if let store {
-      (objects, complete) = try withLoader { loader in
+      (objects, complete, inKeyOrder) = try withLoader { loader in
         let complete = try store.fetch(wanted, into: loader)
-        return (loader.objects, complete)
+        return (loader.objects, complete, loader.inKeyOrder)
       }
     } else {
       objects = registry.registeredObjects.filter {
@@ -93,7 +95,7 @@ extension ObjectContext {
       objects += pending.filter { !$0.isDeletedFlag }
       complete = false
     }
-    if complete, sorts.isEmpty, request.fetchLimit <= 0, request.fetchOffset <= 0,
+    if complete, sorts.isEmpty, request.fetchLimit <= 0, request.fetchOffset <= 0, !inKeyOrder,
       zip(objects, objects.dropFirst()).contains(where: { $0.objectKey > $1.objectKey })
     {
       objects.sort { $0.objectKey < $1.objectKey }
