@@ -273,7 +273,8 @@ public final class SQLiteStore: PersistentStore {
   func loadRow(_ row: SQLiteStatement.Row, into loader: ObjectLoader) throws {
     // `og_pk` is the row's `INTEGER PRIMARY KEY`, never anything but an integer.
     let key = row.rowKey(at: 0)
-    guard let entity = row.integer(at: 1), entity > 0, entity < layoutReferencesByID.count,
+    let entity = row.entityID()
+    guard entity > 0, entity < layoutReferencesByID.count,
       let layout = layoutReferencesByID[Int(entity)]
     else { return }
     try layout._withUnsafeGuaranteedRef { layout in
@@ -288,8 +289,8 @@ public final class SQLiteStore: PersistentStore {
     // `og_pk` is the row's `INTEGER PRIMARY KEY`, never anything but an integer: read without
     // asking its type.
     let key = row.rowKey(at: 0)
-    guard let entity = row.integer(at: 1), entity > 0,
-      entity < layoutsByID.count, let layout = layoutsByID[Int(entity)]
+    let entity = row.entityID()
+    guard entity > 0, entity < layoutsByID.count, let layout = layoutsByID[Int(entity)]
     else { return nil }
     return (key, layout)
   }
@@ -319,7 +320,7 @@ public final class SQLiteStore: PersistentStore {
             + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")"
         try connection.statement(sql).forEachRow(chunk.map { .integer($0.key) }) { row in
           guard let key = row.integer(at: 0), let layout = layouts[key],
-            row.integer(at: 1) == layout.entityID
+            row.entityID() == layout.entityID
           else { return }
           try body(key, layout, row)
         }

@@ -342,6 +342,41 @@ final class Genre: ManagedObject {
     _ = store
   }
 
+  @Test func rowsWhoseEntityColumnNamesNoEntityAreLeftOut() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (url, _) = try Library.library(folder)
+    let (context, store) = try Self.reader(url)
+    // Another program changed the entity column of three volumes' rows: an id no entity has,
+    // zero, and text.
+    let keys = try store.connection.statement(
+      #"SELECT "og_pk" FROM "Volume" ORDER BY "og_pk" LIMIT 3"#
+    ).rows().map { row -> Int64 in
+      guard case .integer(let key) = row[0] else { return 0 }
+      return key
+    }
+    #expect(keys.count == 3 && !keys.contains(0))
+    for (key, entity) in zip(keys, [SQLiteValue.integer(99), .integer(0), .text("Volume")]) {
+      try store.connection.statement(#"UPDATE "Volume" SET "og_entity" = ? WHERE "og_pk" = ?"#)
+        .run([entity, .integer(key)])
+    }
+    let expected = Library.titles.count - 3
+    var loaded = FetchRequest<Volume>()
+    loaded.returnsObjectsAsFaults = false
+    let volumes = try context.fetch(loaded)
+    #expect(volumes.count == expected)
+    #expect(volumes.allSatisfy { !keys.contains($0.objectID.key) })
+    #expect(try context.fetch(FetchRequest<Volume>()).count == expected)
+    #expect(
+      try context.fetch(FetchRequest<Volume>(matching: nil, sortedBy: [FetchSort("title")])).count
+        == expected)
+    // Asked for by identifier, such a row is not found either.
+    for key in keys {
+      let id = ObjectID(storeIdentifier: store.identifier, entityName: "Volume", key: key)
+      let missing = #expect(throws: ObjectGraphError.self) { try context.existingObject(with: id) }
+      #expect(missing?.kind == .objectNotFound)
+    }
+  }
+
   @Test func entitiesByNameSubentitiesAndWrongEntities() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let (url, _) = try Library.library(folder)
