@@ -138,7 +138,14 @@ extension SQLiteStore {
     }
     var inSwiftOrder = true
     let loadsValues = request.loadsValues
+    // The checked columns as bits, when they all have one (select positions below 64).
+    let checkedBits = checked.reduce(UInt64(0)) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
+    let checksWhileLoading = loadsValues && !checked.isEmpty && checked.allSatisfy { $0 < 64 }
     try connection.statement(sql).forEachRow(query.arguments) { row in
+      if inSwiftOrder && checksWhileLoading {
+        if try !loadRow(row, into: loader, checkingASCII: checkedBits) { inSwiftOrder = false }
+        return
+      }
       if inSwiftOrder {
         for index in checked where !row.isASCIIText(at: index) { inSwiftOrder = false }
       }

@@ -99,10 +99,23 @@ extension SQLiteStatement.Row {
   func give<Target: RowTarget>(
     at column: Int, as conversion: ColumnValue.Conversion, slot: Int, to target: Target
   ) -> Bool {
+    var ascii = true
+    return give(at: column, as: conversion, slot: slot, to: target, checkingASCII: false, &ascii)
+  }
+
+  /// ``give(at:as:slot:to:)``, which also clears `ascii` when `checks` is true and the column
+  /// holds text beyond ASCII, found from the bytes the text is read from (see
+  /// ``SQLiteStore/loadRow(_:into:checkingASCII:)``).
+  @inline(__always)
+  func give<Target: RowTarget>(
+    at column: Int, as conversion: ColumnValue.Conversion, slot: Int, to target: Target,
+    checkingASCII checks: Bool, _ ascii: inout Bool
+  ) -> Bool {
     let handle = statement.handle
     let index = Int32(column)
     switch (conversion, sqlite3_column_type(handle, index)) {
-    case (.string, SQLITE_TEXT): target.string(text(at: index), at: slot)
+    case (.string, SQLITE_TEXT):
+      target.string(text(at: index, checkingASCII: checks, &ascii), at: slot)
     case (.integer, SQLITE_INTEGER): target.integer(sqlite3_column_int64(handle, index), at: slot)
     case (.double, SQLITE_FLOAT): target.double(sqlite3_column_double(handle, index), at: slot)
     case (.double, SQLITE_INTEGER):
@@ -116,6 +129,7 @@ extension SQLiteStatement.Row {
         Date(timeIntervalSinceReferenceDate: Double(sqlite3_column_int64(handle, index))),
         at: slot)
     default:
+      if checks && !isASCIIText(at: column) { ascii = false }
       guard let stored = stored(at: column, as: conversion) else { return false }
       target.attribute(stored, at: slot)
     }
@@ -183,16 +197,20 @@ extension SQLiteStatement.Row {
     guard sqlite3_column_type(handle, index) == SQLITE_TEXT,
       let bytes = sqlite3_column_text(handle, index)
     else { return true }
-    let count = Int(sqlite3_column_bytes(handle, index))
-    let raw = UnsafeRawPointer(bytes)
+    return Self.isASCII(UnsafeRawPointer(bytes), count: Int(sqlite3_column_bytes(handle, index)))
+  }
+
+  /// Whether `count` bytes hold no byte beyond ASCII; eight at a time.
+  @inline(__always)
+  static func isASCII(_ bytes: UnsafeRawPointer, count: Int) -> Bool {
     var offset = 0
     var high: UInt64 = 0
     while offset + 8 <= count {
-      high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+      high |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
       offset += 8
     }
     while offset < count {
-      high |= UInt64(bytes[offset])
+      high |= UInt64(bytes.load(fromByteOffset: offset, as: UInt8.self))
       offset += 1
     }
     return high & 0x8080_8080_8080_8080 == 0
@@ -200,9 +218,17 @@ extension SQLiteStatement.Row {
 
   /// A text column's string, read with its length (no scan for the end).
   private func text(at index: Int32) -> String {
+    var ascii = true
+    return text(at: index, checkingASCII: false, &ascii)
+  }
+
+  /// A text column's string; clears `ascii` when `checks` is true and the bytes go beyond ASCII.
+  @inline(__always)
+  private func text(at index: Int32, checkingASCII checks: Bool, _ ascii: inout Bool) -> String {
     let handle = statement.handle
     guard let bytes = sqlite3_column_text(handle, index) else { return "" }
     let count = Int(sqlite3_column_bytes(handle, index))
+    if checks && !Self.isASCII(UnsafeRawPointer(bytes), count: count) { ascii = false }
     return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
   }
 

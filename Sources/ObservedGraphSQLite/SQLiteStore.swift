@@ -283,6 +283,35 @@ public final class SQLiteStore: PersistentStore {
     }
   }
 
+  /// ``loadRow(_:into:)`` for a fetch whose query ordered its rows by the bytes of text columns
+  /// (`positions`, a bit per select column), which is Swift's order only for ASCII text: returns
+  /// whether those columns of the row hold no text beyond ASCII. A value read into an object is
+  /// checked from the bytes it is read from; a column the row does not give (its object's values
+  /// are in memory already) is read for the check alone. One pass over each text instead of two
+  /// and three calls into SQLite fewer per row (benchmark row "sorted fetch").
+  func loadRow(
+    _ row: SQLiteStatement.Row, into loader: ObjectLoader, checkingASCII positions: UInt64
+  ) throws -> Bool {
+    let key = row.rowKey(at: 0)
+    let entity = row.entityID()
+    var checked: UInt64 = 0
+    if entity > 0, entity < layoutReferencesByID.count,
+      let layout = layoutReferencesByID[Int(entity)]
+    {
+      checked = try layout._withUnsafeGuaranteedRef { layout in
+        guard loader.beginObject(layout.entity, key: key) else { return 0 }
+        return try read(row, layout, key: key, into: loader, checkingASCII: positions)
+      }
+    }
+    var left = positions & ~checked
+    while left != 0 {
+      let position = left.trailingZeroBitCount
+      left &= left - 1
+      if !row.isASCIIText(at: position) { return false }
+    }
+    return true
+  }
+
   /// The key and the layout of a row whose first columns are `og_pk` and `og_entity`; nil for an
   /// entity id the store does not know.
   func object(of row: SQLiteStatement.Row) -> (key: Int64, layout: EntityLayout)? {
@@ -332,15 +361,29 @@ public final class SQLiteStore: PersistentStore {
   ///
   /// - Throws: ``ObjectGraphError/Kind/wrongType`` for a column holding a value its attribute's
   ///   type cannot take; the target may have some of the row's values then.
+  ///
+  /// - Parameter positions: Select columns (a bit per position) whose text is checked for
+  ///   bytes beyond ASCII as it is read (see ``loadRow(_:into:checkingASCII:)``).
+  /// - Returns: The checked positions read here whose value is not text beyond ASCII.
+  @discardableResult
   func read<Target: RowTarget>(
-    _ row: SQLiteStatement.Row, _ layout: EntityLayout, key: Int64, into target: Target
-  ) throws {
+    _ row: SQLiteStatement.Row, _ layout: EntityLayout, key: Int64, into target: Target,
+    checkingASCII positions: UInt64 = 0
+  ) throws -> UInt64 {
+    var asciiPositions: UInt64 = 0
     for column in layout.columns {
       switch column.kind {
       case .attribute(let conversion):
-        guard row.give(at: column.position, as: conversion, slot: column.slot, to: target) else {
+        let bit: UInt64 = column.position < 64 ? 1 << UInt64(column.position) : 0
+        var ascii = true
+        guard
+          row.give(
+            at: column.position, as: conversion, slot: column.slot, to: target,
+            checkingASCII: positions & bit != 0, &ascii)
+        else {
           throw mismatch(key, layout, column, row.value(at: column.position))
         }
+        if positions & bit != 0 && ascii { asciiPositions |= bit }
       case .toOne(let entityColumn):
         let related = row.integer(at: column.position)
         if related != nil, let entityColumn,
@@ -358,6 +401,7 @@ public final class SQLiteStore: PersistentStore {
         continue
       }
     }
+    return asciiPositions
   }
 
   private func mismatch(
