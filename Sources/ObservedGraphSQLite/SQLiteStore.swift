@@ -271,12 +271,7 @@ public final class SQLiteStore: PersistentStore {
   /// columns, to a loader; a row of an entity the store does not know is skipped. The layout is
   /// used without a reference count (benchmark row "SQLite store: reach").
   func loadRow(_ row: SQLiteStatement.Row, into loader: ObjectLoader) throws {
-    // `og_pk` is the row's `INTEGER PRIMARY KEY`, never anything but an integer.
-    let key = row.rowKey(at: 0)
-    let entity = row.entityID()
-    guard entity > 0, entity < layoutReferencesByID.count,
-      let layout = layoutReferencesByID[Int(entity)]
-    else { return }
+    guard let (key, layout) = keyAndLayout(of: row) else { return }
     try layout._withUnsafeGuaranteedRef { layout in
       guard loader.beginObject(layout.entity, key: key) else { return }
       try read(row, layout, key: key, into: loader)
@@ -292,12 +287,8 @@ public final class SQLiteStore: PersistentStore {
   func loadRow(
     _ row: SQLiteStatement.Row, into loader: ObjectLoader, checkingASCII positions: UInt64
   ) throws -> Bool {
-    let key = row.rowKey(at: 0)
-    let entity = row.entityID()
     var checked: UInt64 = 0
-    if entity > 0, entity < layoutReferencesByID.count,
-      let layout = layoutReferencesByID[Int(entity)]
-    {
+    if let (key, layout) = keyAndLayout(of: row) {
       checked = try layout._withUnsafeGuaranteedRef { layout in
         guard loader.beginObject(layout.entity, key: key) else { return 0 }
         return try read(row, layout, key: key, into: loader, checkingASCII: positions)
@@ -315,13 +306,22 @@ public final class SQLiteStore: PersistentStore {
   /// The key and the layout of a row whose first columns are `og_pk` and `og_entity`; nil for an
   /// entity id the store does not know.
   func object(of row: SQLiteStatement.Row) -> (key: Int64, layout: EntityLayout)? {
+    keyAndLayout(of: row).map { ($0.key, $0.layout.takeUnretainedValue()) }
+  }
+
+  /// The key and the layout, unretained (valid while the store lives), of a row whose first
+  /// columns are `og_pk` and `og_entity`; nil for an entity id the store does not know.
+  @inline(__always)
+  private func keyAndLayout(of row: SQLiteStatement.Row)
+    -> (key: Int64, layout: Unmanaged<EntityLayout>)?
+  {
     // `og_pk` is the row's `INTEGER PRIMARY KEY`, never anything but an integer: read without
     // asking its type.
-    let key = row.rowKey(at: 0)
     let entity = row.entityID()
-    guard entity > 0, entity < layoutsByID.count, let layout = layoutsByID[Int(entity)]
+    guard entity > 0, entity < layoutReferencesByID.count,
+      let layout = layoutReferencesByID[Int(entity)]
     else { return nil }
-    return (key, layout)
+    return (row.rowKey(at: 0), layout)
   }
 
   /// Runs the queries of a load by identifiers and calls `body` with each row found, its key and
