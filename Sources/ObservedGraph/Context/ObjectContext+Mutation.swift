@@ -81,7 +81,7 @@ extension ObjectContext {
     changes: Bool
   ) {
     if isQuietSet(object, property.slot) { return setQuietly(object, property, new) }
-    if awakeningFromFetch == ObjectIdentifier(object) {
+    if link.awakeningFromFetch == ObjectIdentifier(object) {
       return object.fill(new, at: property.slot)
     }
     run(SingleEdit(PlannedEdit(.set(object, property, old: old, new: new), changes: changes))) {

@@ -46,10 +46,6 @@ public final class ObjectContext {
   @exclusivity(unchecked) var lastFaultEntity: EntityDescription?
   /// Who hears the context's saves.
   var saveSubscribers = SaveSubscribers()
-  /// The object whose ``ManagedObject/awakeFromFetch()`` runs: its attribute sets are stored
-  /// without being tracked, observed or recorded. Its identity only, so that a fulfilment does
-  /// not retain and release it (benchmark row "fetch by a predicate": each object's first read).
-  @exclusivity(unchecked) var awakeningFromFetch: ObjectIdentifier?
   /// Where ``fulfilFetched(_:)`` leaves what it read ahead, so that the reads are kept.
   @exclusivity(unchecked) var fetchTouch: UInt8 = 0
   /// The loader the next load from the store uses (see ``ObjectLoader``); nil while one is

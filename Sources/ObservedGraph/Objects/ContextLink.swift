@@ -8,7 +8,7 @@ import Foundation
 @usableFromInline
 final class ContextLink {
   /// The context, until it goes away.
-  unowned(unsafe) var context: ObjectContext?
+  unowned(unsafe) var context: ObjectContext? { didSet { hasContext = context != nil } }
   /// While a typed key path is being resolved for `observe`, the reads it makes; nil otherwise.
   /// Read by every typed getter, so its reads skip the dynamic exclusivity check.
   @exclusivity(unchecked) @usableFromInline var accessRecording: AccessRecording?
@@ -62,11 +62,21 @@ final class ContextLink {
   /// The identifier of the context's store: the first part of each object's ``ObjectID``, kept
   /// here once for all the context's objects (see `ManagedObject.objectKey`).
   let storeIdentifier: UUID
+  /// Whether ``context`` is set, known without a reference to the context (reading `context`
+  /// makes one: a retain and a release).
+  @exclusivity(unchecked) private(set) var hasContext = false
+  /// The object whose ``ManagedObject/awakeFromFetch()`` runs: its attribute sets are stored
+  /// without being tracked, observed or recorded. Kept here, where a fulfilment reaches it
+  /// through the link its object holds, rather than in the context; its identity only, so that
+  /// a fulfilment does not retain and release the object (benchmark row "fetch by a predicate":
+  /// each object's first read).
+  @exclusivity(unchecked) var awakeningFromFetch: ObjectIdentifier?
 
   init(
     _ context: ObjectContext?, storeIdentifier: UUID, participatesInSwiftObservation: Bool = true
   ) {
     self.context = context
+    self.hasContext = context != nil
     self.storeIdentifier = storeIdentifier
     self.participatesInSwiftObservation = participatesInSwiftObservation
   }
