@@ -212,12 +212,13 @@ extension Attribute: FieldDeclaring {
 extension Relationship: FieldDeclaring {
   func fieldAccess(at offset: Int, label: String, in prototype: ManagedObject) -> FieldAccess {
     guard let targetOffset = MemoryLayout<Self>.offset(of: \Self.target),
+      let keyOffset = MemoryLayout<Self>.offset(of: \Self.loadedKey),
       let slotOffset = MemoryLayout<Self>.offset(of: \Self.slot)
     else {
       preconditionFailure("ObservedGraph: the layout of Relationship<\(Value.self)> cannot be read")
     }
     checkWrapperOffset(offset, slotOffset: slotOffset, label: label, in: prototype)
-    return RelationshipFieldAccess(offset: offset + targetOffset)
+    return RelationshipFieldAccess(offset: offset + targetOffset, keyOffset: offset + keyOffset)
   }
 }
 
@@ -258,18 +259,40 @@ extension PropertyWrapperDeclaring {
 /// members' collection (to-many, made on first use), as a plain reference — no `Any`, no slot
 /// array (benchmark rows "to-many insert with inverse upkeep" and "cascade delete … time to build
 /// it": a new object's first relationship set copied its entity's slot array).
+///
+/// A to-one that a load named is kept as its object's key until the relationship is first read
+/// (see ``storeKey(_:in:at:)``): every read goes through ``reference(in:)``, which makes the
+/// object then, and every store through ``store(_:in:)`` or ``storeObject(_:in:at:)``, which drop
+/// the key.
 final class RelationshipFieldAccess: FieldAccess {
-  /// The field in `object`: valid while the object is alive (the caller holds it).
-  func address(in object: ManagedObject) -> UnsafeMutablePointer<AnyObject?> {
-    (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: AnyObject?.self)
+  /// The byte offset in the object of the wrapper's `loadedKey`.
+  let keyOffset: Int
+
+  init(offset: Int, keyOffset: Int) {
+    self.keyOffset = keyOffset
+    super.init(offset: offset)
+  }
+
+  /// What the field holds: the related object (made now if a load named it by its key only),
+  /// the members' collection, or nil.
+  @inline(__always)
+  func reference(in object: ManagedObject) -> AnyObject? {
+    RelationshipFields.reference(in: object, at: offset, keyOffset: keyOffset)
+  }
+
+  /// Whether the field holds a to-one's key that a load left, its object not made yet.
+  func holdsKey(in object: ManagedObject) -> Bool {
+    RelationshipFields.holdsKey(in: object, keyOffset: keyOffset)
   }
 
   override func load(_ object: ManagedObject) -> Any? {
-    address(in: object).pointee
+    reference(in: object)
   }
 
   override func store(_ held: Any?, in object: ManagedObject) {
-    address(in: object).pointee = held.map { heldReference($0, as: AnyObject.self) }
+    RelationshipFields.setReference(
+      held.map { heldReference($0, as: AnyObject.self) }, in: object, at: offset,
+      keyOffset: keyOffset)
   }
 
   override var valueType: Any.Type { AnyObject?.self }
@@ -277,13 +300,106 @@ final class RelationshipFieldAccess: FieldAccess {
   override func storeExactly(_ value: Any, in object: ManagedObject) {
     store(value, in: object)
   }
+}
+
+/// The reads and writes of a `Relationship` wrapper's field, given its offsets in the object
+/// (``FieldAccess/offset`` and ``RelationshipFieldAccess/keyOffset``).
+///
+/// A to-one that a load named is kept as its object's key until the relationship is first read
+/// (``storeKey(_:in:at:keyOffset:)``): every read goes through ``reference(in:at:keyOffset:)``,
+/// which makes the object then, and every write drops the key. Callers pass the offsets, read
+/// from the access before any call, so that nothing keeps the entity's shared access alive
+/// across the call (benchmark rows "to-many insert with inverse upkeep" and "cascade delete": an
+/// atomic retain and release of it on every read of a relationship); an enum, so that calling
+/// these passes no metatype.
+enum RelationshipFields {
+  /// The wrapper's `loadedKey` in `object`.
+  @inline(__always)
+  private static func keyAddress(
+    in object: Unmanaged<ManagedObject>, at keyOffset: Int
+  ) -> UnsafeMutablePointer<Int64> {
+    (object.toOpaque() + keyOffset).assumingMemoryBound(to: Int64.self)
+  }
+
+  /// The wrapper's related object or collection in `object`.
+  @inline(__always)
+  private static func targetAddress(
+    in object: Unmanaged<ManagedObject>, at offset: Int
+  ) -> UnsafeMutablePointer<AnyObject?> {
+    (object.toOpaque() + offset).assumingMemoryBound(to: AnyObject?.self)
+  }
+
+  /// What the field holds: the related object (made now if a load named it by its key only),
+  /// the members' collection, or nil.
+  @inline(__always)
+  static func reference(in object: ManagedObject, at offset: Int, keyOffset: Int) -> AnyObject? {
+    let base = Unmanaged.passUnretained(object)
+    if keyAddress(in: base, at: keyOffset).pointee > 0 {
+      makeLoadedObject(in: object, at: offset, keyOffset: keyOffset)
+    }
+    return targetAddress(in: base, at: offset).pointee
+  }
+
+  /// Whether the field holds a to-one's key that a load left, its object not made yet.
+  static func holdsKey(in object: ManagedObject, keyOffset: Int) -> Bool {
+    keyAddress(in: Unmanaged.passUnretained(object), at: keyOffset).pointee > 0
+  }
+
+  /// Stores a reference, dropping a key a load left.
+  @inline(__always)
+  static func setReference(
+    _ reference: AnyObject?, in object: ManagedObject, at offset: Int, keyOffset: Int
+  ) {
+    let base = Unmanaged.passUnretained(object)
+    dropKey(in: base, at: keyOffset)
+    targetAddress(in: base, at: offset).pointee = reference
+  }
+
+  /// Makes the object a load named by its key, found or made by the object's context as a load
+  /// would have (``ObjectContext/objectForLoadedKey(_:key:)``), and keeps it in the field. Nil
+  /// when the object's context is gone or was reset, or when the key no longer names an object
+  /// of the relationship's destination that the context can give.
+  @inline(never)
+  private static func makeLoadedObject(in object: ManagedObject, at offset: Int, keyOffset: Int) {
+    let key = keyAddress(in: Unmanaged.passUnretained(object), at: keyOffset)
+    // The relationship whose field this is: the entity's to-one whose access has the offset.
+    let entity = object.entity
+    let toOne = entity.properties.first { property in
+      property.isToOne
+        && (entity.fields[property.slot] as? RelationshipFieldAccess)?.keyOffset == keyOffset
+    }
+    let related = toOne?.destination.flatMap { destination in
+      object.contextForLoadedKey?.objectForLoadedKey(destination, key: key.pointee)
+    }
+    key.pointee = 0
+    targetAddress(in: Unmanaged.passUnretained(object), at: offset).pointee = related
+  }
 
   /// Stores a related object, or nil, taking the caller's reference over (benchmark row "fetch by
   /// a predicate": a to-one's owner retained twice and released once per row).
-  /// `offset` is the field's (``FieldAccess/offset``).
   static func storeObject(
-    _ related: consuming ManagedObject?, in object: Unmanaged<ManagedObject>, at offset: Int
+    _ related: consuming ManagedObject?, in object: Unmanaged<ManagedObject>, at offset: Int,
+    keyOffset: Int
   ) {
-    (object.toOpaque() + offset).assumingMemoryBound(to: AnyObject?.self).pointee = related
+    dropKey(in: object, at: keyOffset)
+    targetAddress(in: object, at: offset).pointee = related
+  }
+
+  /// Keeps a to-one's object as its key: the field holds nil, and its first read makes the
+  /// object (``reference(in:at:keyOffset:)``). For a load into a fault, whose to-one nothing has
+  /// read yet.
+  static func storeKey(
+    _ key: Int64, in object: Unmanaged<ManagedObject>, at offset: Int, keyOffset: Int
+  ) {
+    assert(key > 0, "a loaded key is positive")
+    targetAddress(in: object, at: offset).pointee = nil
+    keyAddress(in: object, at: keyOffset).pointee = key
+  }
+
+  /// Drops a key a load left (a positive `loadedKey`); the declaration's counts, negative, stay.
+  @inline(__always)
+  private static func dropKey(in object: Unmanaged<ManagedObject>, at keyOffset: Int) {
+    let key = keyAddress(in: object, at: keyOffset)
+    if key.pointee > 0 { key.pointee = 0 }
   }
 }

@@ -348,13 +348,44 @@ extension ManagedObject {
     return reference
   }
 
+  /// The context that makes the object of a to-one a load named by its key (see
+  /// ``RelationshipFieldAccess``): nil once the object left its context (the context was reset
+  /// or released), whose relationships then hold nothing.
+  var contextForLoadedKey: ObjectContext? {
+    guard lifecycle == .registered || lifecycle == .detached, link?.hasContext == true else {
+      return nil
+    }
+    return link.unsafelyUnwrapped.context
+  }
+
   /// What a relationship slot holds, as it is: a to-many fault stays one.
   private func heldReference(_ property: Property) -> AnyObject? {
     assert(property.isRelationship)
-    if let field = entity.fields[property.slot] {
-      return unsafeDowncast(field, to: RelationshipFieldAccess.self).address(in: self).pointee
+    if let (offset, keyOffset) = relationshipFieldOffsets(property) {
+      return RelationshipFields.reference(in: self, at: offset, keyOffset: keyOffset)
     }
     return storage.reference(at: entity.storageIndex[property.slot])
+  }
+
+  /// Where a relationship's wrapper keeps its value and a loaded key (see
+  /// ``RelationshipFieldAccess``); nil for a slot of the slot array. The access is read in this
+  /// scope only, so that a call after it does not keep it alive: a retain and a release of the
+  /// entity's shared access on every read of a relationship otherwise (benchmark rows "to-many
+  /// insert with inverse upkeep" and "cascade delete").
+  @inline(__always)
+  private func relationshipFieldOffsets(_ property: Property) -> (Int, Int)? {
+    guard let field = entity.fields[property.slot] else { return nil }
+    let access = unsafeDowncast(field, to: RelationshipFieldAccess.self)
+    return (access.offset, access.keyOffset)
+  }
+
+  /// Whether a to-one slot holds the key a load gave, its object not made yet (see
+  /// ``RelationshipFieldAccess``).
+  func holdsLoadedKey(_ property: Property) -> Bool {
+    guard property.isToOne, let (_, keyOffset) = relationshipFieldOffsets(property) else {
+      return false
+    }
+    return RelationshipFields.holdsKey(in: self, keyOffset: keyOffset)
   }
 
   /// Whether a to-many slot is a to-many fault — its members are still in the store — or holds
@@ -374,9 +405,10 @@ extension ManagedObject {
     if collection !== ObjectCollection.unloaded { collection.startRetaining() }
   }
 
-  /// The objects a relationship slot holds without loading anything: nil for a to-many fault.
+  /// The objects a relationship slot holds without loading or making anything: nil for a to-many
+  /// fault, and for a to-one that holds the key a load gave.
   func loadedMembers(_ property: Property) -> [ManagedObject]? {
-    if isToManyFault(property) { return nil }
+    if isToManyFault(property) || holdsLoadedKey(property) { return nil }
     return members(property)
   }
 
@@ -413,8 +445,8 @@ extension ManagedObject {
   /// Stores what a relationship slot holds: a related object, a collection, or nil.
   func setRelationshipReference(_ reference: AnyObject?, for property: Property) {
     assert(property.isRelationship)
-    if let field = entity.fields[property.slot] {
-      unsafeDowncast(field, to: RelationshipFieldAccess.self).address(in: self).pointee = reference
+    if let (offset, keyOffset) = relationshipFieldOffsets(property) {
+      RelationshipFields.setReference(reference, in: self, at: offset, keyOffset: keyOffset)
     } else {
       storage[entity.storageIndex[property.slot]] = reference
     }

@@ -32,8 +32,13 @@ public struct Relationship<Value: RelationshipValue> {
   /// relationship's value, reached through its ``RelationshipFieldAccess``.
   @usableFromInline var target: AnyObject?
   @usableFromInline let inverse: RelationshipDescription.Inverse?
-  @usableFromInline let minCount: Int32
-  @usableFromInline let maxCount: Int32
+  /// Two things, told apart by the sign. Positive: the key of a to-one's object that a load
+  /// named and that is not made yet (`target` is nil then; the first read makes it, see
+  /// ``RelationshipFieldAccess``), so that a fetch makes no object for a relationship nobody
+  /// reads (benchmark row "fetch by a predicate"). Negative: the declaration's counts, as the
+  /// wrapper's initializer packs them (``counts``), which the model reads from its prototype; an
+  /// object's own copy is never read. Zero: neither.
+  @usableFromInline var loadedKey: Int64
   /// The storage slot of this property in its object; resolved on first use, negative until then.
   @usableFromInline var slot: Int32 = -1
   @usableFromInline let deleteRule: DeleteRule
@@ -51,10 +56,11 @@ public struct Relationship<Value: RelationshipValue> {
   ///   - ordered: Optional restatement of the order the property type implies (`Array` is ordered,
   ///     `Set` is not); a contradiction makes the model throw.
   ///   - isOptional: Whether the relationship may be empty when validated.
-  ///   - minCount: Minimum number of objects of a to-many relationship; 0 for none. Counts are
-  ///     kept in 32 bits: a larger one counts as `Int32.max`.
-  ///   - maxCount: Maximum number of objects of a to-many relationship; 0 for none (kept in 32
-  ///     bits, as `minCount`).
+  ///   - minCount: Minimum number of objects of a to-many relationship; 0 for none. Kept in 31
+  ///     bits: a larger one counts as 2³⁰ − 1 (and a negative one below −2³⁰, which the model
+  ///     refuses, as −2³⁰).
+  ///   - maxCount: Maximum number of objects of a to-many relationship; 0 for none. Kept in 32
+  ///     bits: a larger one counts as `Int32.max`.
   // Inlinable (benchmark row "cascade delete … time to build it"): every new object runs it for
   // each relationship; out of line it ran as unspecialized generic code.
   @inlinable
@@ -66,8 +72,25 @@ public struct Relationship<Value: RelationshipValue> {
     self.deleteRule = deleteRule
     self.ordered = ordered
     self.isOptional = isOptional
-    self.minCount = Int32(clamping: minCount)
-    self.maxCount = Int32(clamping: maxCount)
+    self.loadedKey = Self.packedCounts(minCount, maxCount)
+  }
+
+  /// `minCount` and `maxCount` in a negative number: the sign bit set, the minimum in the next 31
+  /// bits (two's complement), the maximum in the low 32.
+  @inlinable
+  static func packedCounts(_ minCount: Int, _ maxCount: Int) -> Int64 {
+    let minimum = UInt64(
+      UInt32(bitPattern: Int32(Swift.min(Swift.max(minCount, -1 << 30), 1 << 30 - 1))))
+    let maximum = UInt64(UInt32(bitPattern: Int32(clamping: maxCount)))
+    return Int64(bitPattern: 1 << 63 | (minimum & 0x7FFF_FFFF) << 32 | maximum)
+  }
+
+  /// The declaration's counts, from the field the initializer packed them in.
+  var counts: (minimum: Int, maximum: Int) {
+    let bits = UInt64(bitPattern: loadedKey)
+    // The minimum's 31 bits, sign-extended.
+    let minimum = Int32(bitPattern: UInt32(truncatingIfNeeded: bits >> 32) << 1) >> 1
+    return (Int(minimum), Int(Int32(bitPattern: UInt32(truncatingIfNeeded: bits))))
   }
 
   /// Unavailable: every relationship names its inverse.
@@ -166,7 +189,7 @@ extension Relationship: PropertyWrapperDeclaring {
       RelationshipDescription(
         name: name, destination: shape.destination.entityName, inverse: inverse,
         toMany: shape.isToMany, ordered: shape.isOrdered, deleteRule: deleteRule,
-        isOptional: isOptional, minCount: Int(minCount), maxCount: Int(maxCount)))
+        isOptional: isOptional, minCount: counts.minimum, maxCount: counts.maximum))
   }
 
   var destinationClass: ManagedObject.Type? { Value.relationshipShape.destination }

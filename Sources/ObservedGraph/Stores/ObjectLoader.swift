@@ -97,6 +97,11 @@ public final class ObjectLoader {
     /// Written through the offset: a load of the field's access retains it (benchmark row "fetch
     /// by a predicate": an atomic retain and release per row).
     let toOneInField: Bool
+    /// For a to-one kept in a field: where the wrapper keeps a key instead of the object (see
+    /// ``RelationshipFields/storeKey(_:in:at:keyOffset:)``), and the relationship's
+    /// destination, the entity a row's key must name to be kept so.
+    let keyOffset: Int
+    let keyDestination: ObjectIdentifier?
   }
 
   init(context: ObjectContext) {
@@ -287,6 +292,11 @@ public final class ObjectLoader {
 
   /// Gives a to-one relationship's object of the current row.
   ///
+  /// The object is the one the context holds for the key. When it holds none, and the
+  /// relationship is a `@Relationship` property whose destination is `entity`, no object is made
+  /// now: the relationship keeps the key, and its first read makes the object (a fault), as this
+  /// call would have.
+  ///
   /// ```swift
   /// loader.setToOne(7, entity: categoryEntity, at: categoryIndex)
   /// ```
@@ -301,49 +311,85 @@ public final class ObjectLoader {
     // No closure around the store: a captured object is copied, not moved (a retain and a
     // release of the related object per row; benchmark row "fetch by a predicate").
     var related: ManagedObject? = nil
-    if let key { related = relatedObject(entity, key: key) }
+    if let key {
+      switch relatedObject(entity, key: key, keepingKeyFor: slot.keyDestination) {
+      case .key:
+        return RelationshipFields.storeKey(
+          key, in: current, at: slot.offset, keyOffset: slot.keyOffset)
+      case .object(let object):
+        related = object
+      }
+    }
     if slot.toOneInField {
-      RelationshipFieldAccess.storeObject(related, in: current, at: slot.offset)
+      RelationshipFields.storeObject(
+        related, in: current, at: slot.offset, keyOffset: slot.keyOffset)
     } else {
       current._withUnsafeGuaranteedRef { $0.fill(related, at: index) }
     }
   }
 
+  /// What a to-one's key gives a row: the related object (nil for none), or the key itself, kept
+  /// until the relationship is read.
+  private enum Related {
+    case object(ManagedObject?)
+    case key
+  }
+
   /// The object a to-one names: one the load's rows named before (found in `relatedCache`), or
-  /// one found or made by the context.
-  private func relatedObject(_ entity: EntityDescription, key: Int64) -> ManagedObject? {
+  /// one found or made by the context. When no object has the key and the row names an object of
+  /// `destination` (the relationship's destination, for a to-one kept in a field), no object is
+  /// made: the key is kept (benchmark row "fetch by a predicate": the items' owners, one object
+  /// made for every ten rows, and a reference counted on every row).
+  private func relatedObject(
+    _ entity: EntityDescription, key: Int64, keepingKeyFor destination: ObjectIdentifier?
+  ) -> Related {
     let place = Int(truncatingIfNeeded: key) & (Self.relatedCacheSize - 1)
-    if relatedCache[place].key == key, relatedCache[place].entity == ObjectIdentifier(entity),
-      let object = relatedCache[place].object
-    {
-      return object
+    if relatedCache[place].key == key, relatedCache[place].entity == ObjectIdentifier(entity) {
+      if let object = relatedCache[place].object { return .object(object) }
+      if destination != nil, relatedCache[place].keptFor == destination { return .key }
     }
-    let found: ManagedObject?
+    var own: EntityDescription? = nil
     if sharesModel {
-      found =
-        entity.isAbstract
-        ? nil : withContext { $0.objectForLoad(entity, key: key, batchable: true) }
+      if !entity.isAbstract { own = entity }
     } else {
-      found = otherModelsEntity(entity).flatMap { own in
-        withContext { $0.objectForLoad(own, key: key, batchable: true) }
-      }
+      own = otherModelsEntity(entity)
     }
-    guard let related = found else { return nil }
-    relatedCache[place] = RelatedEntry(
-      key: key, entity: ObjectIdentifier(entity), object: related)
+    guard let own else { return .object(nil) }
+    if key > 0, let destination, ObjectIdentifier(own) == destination {
+      guard let inMemory = withContext({ $0.objectInMemory(forLoad: own, key: key) }) else {
+        remember(RelatedEntry(key: key, entity: ObjectIdentifier(entity), keptFor: destination))
+        return .key
+      }
+      if let related = inMemory {
+        remember(RelatedEntry(key: key, entity: ObjectIdentifier(entity), object: related))
+      }
+      return .object(inMemory)
+    }
+    guard let related = withContext({ $0.objectForLoad(own, key: key, batchable: true) }) else {
+      return .object(nil)
+    }
+    remember(RelatedEntry(key: key, entity: ObjectIdentifier(entity), object: related))
+    return .object(related)
+  }
+
+  /// Keeps what a row's to-one key gave, for the next rows of the load that name it.
+  private func remember(_ entry: RelatedEntry) {
+    let place = Int(truncatingIfNeeded: entry.key) & (Self.relatedCacheSize - 1)
+    relatedCache[place] = entry
     if relatedCachePlaces.count < Self.relatedCacheSize {
       relatedCachePlaces.append(place)
     } else {
       relatedCacheFull = true
     }
-    return related
   }
 
-  /// A related object a row of the current load named, held until the load ends.
+  /// A related object a row of the current load named, held until the load ends; or, with
+  /// `keptFor`, a key no object had, kept for the relationships to that destination entity.
   private struct RelatedEntry {
     var key: Int64 = 0
     var entity: ObjectIdentifier?
     var object: ManagedObject?
+    var keptFor: ObjectIdentifier?
   }
 
   /// How many related objects the loader remembers, by key: the rows of a to-many's members
@@ -433,7 +479,10 @@ public final class ObjectLoader {
         kind: !property.isRelationship ? .attribute : property.isToMany ? .other : .toOne,
         property: property, field: field,
         direct: direct, offset: field?.offset ?? 0, optional: field?.holdsOptional ?? false,
-        toOneInField: property.isToOne && field is RelationshipFieldAccess)
+        toOneInField: property.isToOne && field is RelationshipFieldAccess,
+        keyOffset: (field as? RelationshipFieldAccess)?.keyOffset ?? 0,
+        keyDestination: field is RelationshipFieldAccess && property.isToOne
+          ? property.destination.map(ObjectIdentifier.init) : nil)
     }
     slotsEntity = ObjectIdentifier(entity)
   }
