@@ -260,10 +260,9 @@ extension PropertyWrapperDeclaring {
 /// array (benchmark rows "to-many insert with inverse upkeep" and "cascade delete … time to build
 /// it": a new object's first relationship set copied its entity's slot array).
 ///
-/// A to-one that a load named is kept as its object's key until the relationship is first read
-/// (see ``storeKey(_:in:at:)``): every read goes through ``reference(in:)``, which makes the
-/// object then, and every store through ``store(_:in:)`` or ``storeObject(_:in:at:)``, which drop
-/// the key.
+/// A to-one that a load named may be kept as its object's key until the relationship is first
+/// read: the reads and writes go through ``RelationshipFields``, which makes the object then and
+/// drops the key on every write.
 final class RelationshipFieldAccess: FieldAccess {
   /// The byte offset in the object of the wrapper's `loadedKey`.
   let keyOffset: Int
