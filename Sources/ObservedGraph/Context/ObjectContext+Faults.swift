@@ -276,7 +276,7 @@ extension ManagedObject {
   /// Fulfils a fault for a throwing read.
   func fulfilFault(key: String?) throws {
     guard isFaultFlag else { return }
-    guard lifecycle == .registered || lifecycle == .detached, link?.hasContext == true else {
+    guard isInLiveContext else {
       throw ObjectGraphError(
         .invalidObject, entity: entity.name, key: key, value: objectID.description,
         reason: "the fault \(objectID) cannot be fulfilled: its context was reset or released")

@@ -279,11 +279,6 @@ final class RelationshipFieldAccess: FieldAccess {
     RelationshipFields.reference(in: object, at: offset, keyOffset: keyOffset)
   }
 
-  /// Whether the field holds a to-one's key that a load left, its object not made yet.
-  func holdsKey(in object: ManagedObject) -> Bool {
-    RelationshipFields.holdsKey(in: object, keyOffset: keyOffset)
-  }
-
   override func load(_ object: ManagedObject) -> Any? {
     reference(in: object)
   }

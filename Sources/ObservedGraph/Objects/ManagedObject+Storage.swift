@@ -352,10 +352,13 @@ extension ManagedObject {
   /// ``RelationshipFieldAccess``): nil once the object left its context (the context was reset
   /// or released), whose relationships then hold nothing.
   var contextForLoadedKey: ObjectContext? {
-    guard lifecycle == .registered || lifecycle == .detached, link?.hasContext == true else {
-      return nil
-    }
-    return link.unsafelyUnwrapped.context
+    isInLiveContext ? link.unsafelyUnwrapped.context : nil
+  }
+
+  /// Whether the object is registered or detached in a context that still exists: what loading
+  /// its values or a related object's needs. Read without a reference to the context.
+  @inline(__always) var isInLiveContext: Bool {
+    (lifecycle == .registered || lifecycle == .detached) && link?.hasContext == true
   }
 
   /// What a relationship slot holds, as it is: a to-many fault stays one.
