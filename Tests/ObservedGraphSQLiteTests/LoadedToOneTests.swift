@@ -166,6 +166,42 @@ import UndoLog
     #expect(reopenedTray.specimens.count == Typed.texts.count - 1)
   }
 
+  /// The key clash Reliability.md describes. Two stores on one file give out blocks of 16 keys.
+  /// A context fetches a volume whose shelf it keeps as a key, then inserts past its block and
+  /// gives that key to a new shelf. The volume's shelf reads as nil (the key names the context's
+  /// own shelf, not the other store's), and the read leaves no conflict behind for the next
+  /// load, which meets no row of an inserted object's key; the save is still refused.
+  @Test func aKeyTheContextGaveAnInsertedObjectReadsAsNilAndFailsNoLaterLoad() throws {
+    let (folder, url, options) = try SQLiteStoreTests.file(keyBlockSize: 16)
+    defer { withExtendedLifetime(folder) {} }
+    let model = MemberIndexStoreTests.model
+    let firstStore = try SQLiteStore(url: url, model: model, options: options)
+    let first = PersistentContainer(store: firstStore).viewContext
+    first.insert(MSVolume.self)
+    try first.save()
+    let secondStore = try SQLiteStore(url: url, model: model, options: options)
+    let second = PersistentContainer(store: secondStore).viewContext
+    let shelf = second.insert(MSShelf.self)
+    let volume = second.insert(MSVolume.self)
+    volume.title = "named"
+    volume.shelf = shelf
+    try second.save()
+    let request = FetchRequest<MSVolume>(
+      matching: try FetchPredicate(format: "title == %@", "named"), sortedBy: [])
+    let loaded = try #require(try first.fetch(request).first)
+    #expect(first.registeredObjects.allSatisfy { !($0 is MSShelf) })
+    let inserted = (0..<40).map { _ in first.insert(MSShelf.self) }
+    let clash = try #require(inserted.first { $0.objectID.key == shelf.objectID.key })
+    #expect(loaded.shelf == nil)
+    #expect(clash.isInserted && first.object(with: clash.objectID) === clash)
+    let again = try first.fetch(request)
+    #expect(again.count == 1 && again.first === loaded)
+    let error = #expect(throws: ObjectGraphError.self) { try first.save() }
+    #expect(error?.kind == .duplicateObject, "\(String(describing: error))")
+    try firstStore.close()
+    try secondStore.close()
+  }
+
   @Test func keyValueCodingAndRefreshReachTheObjectAKeyNames() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let (url, trayID) = try Typed.savedTray(folder)

@@ -51,24 +51,31 @@ extension ObjectContext {
   /// The object of a key a store's row names, of an entity of the context's model: the
   /// registered one, or a new fault (batchable when its values do not come with the row).
   /// Nil when the key belongs to an object of another entity.
-  func objectForLoad(_ entity: EntityDescription, key: Int64, batchable: Bool) -> ManagedObject? {
-    if let object = objectInMemory(forLoad: entity, key: key) { return object }
+  func objectForLoad(
+    _ entity: EntityDescription, key: Int64, batchable: Bool, notingConflict: Bool = true
+  ) -> ManagedObject? {
+    if let object = objectInMemory(forLoad: entity, key: key, notingConflict: notingConflict) {
+      return object
+    }
     // No object has the key: each table was asked once (benchmark rows "SQLite store: reach"
     // and "fetch").
     guard store != nil, !entity.isAbstract, key > 0 else { return nil }
     return newFault(entity, key: key, batchable: batchable)
   }
 
-  /// The part of ``objectForLoad(_:key:batchable:)`` that looks in memory: `.some` of the object
+  /// The part of ``objectForLoad(_:key:batchable:notingConflict:)`` that looks in memory: `.some` of the object
   /// (or of nil, for a key of an object of another entity or of an object inserted here), or nil
-  /// when no object has the key.
-  func objectInMemory(forLoad entity: EntityDescription, key: Int64) -> ManagedObject?? {
+  /// when no object has the key. An object inserted here with the key is kept as the load's
+  /// conflict when `notingConflict`.
+  func objectInMemory(
+    forLoad entity: EntityDescription, key: Int64, notingConflict: Bool = true
+  ) -> ManagedObject?? {
     if let object = registry.registeredObject(key: key) {
       // An object inserted here has no row yet: a row with its key is another object, which
       // another store on the file saved with a key this context gave out past its store's
       // reserved block (see `SQLiteStore.Options.keyBlockSize`). Refused, never mixed up.
       if object.isInsertedFlag {
-        if loadConflict == nil { loadConflict = object }
+        if notingConflict && loadConflict == nil { loadConflict = object }
         return .some(nil)
       }
       return object.entity === entity ? object : nil
@@ -84,14 +91,12 @@ extension ObjectContext {
   }
 
   /// The object a to-one's key names, when the relationship that a load gave only the key of is
-  /// first read (see ``RelationshipFieldAccess/reference(in:)``): what ``objectForLoad(_:key:
-  /// batchable:)`` gives, a batchable fault when no object has the key. An object inserted here
-  /// with the key gives nil without failing the next load: the load that gave the key found no
-  /// object with it.
+  /// first read (see ``RelationshipFields``): what ``objectForLoad(_:key:batchable:
+  /// notingConflict:)`` gives, a batchable fault when no object has the key. An object inserted
+  /// here with the key gives nil and is not the next load's conflict: the load that gave the key
+  /// found no object with it.
   func objectForLoadedKey(_ entity: EntityDescription, key: Int64) -> ManagedObject? {
-    let conflict = loadConflict
-    defer { loadConflict = conflict }
-    return objectForLoad(entity, key: key, batchable: true)
+    objectForLoad(entity, key: key, batchable: true, notingConflict: false)
   }
 
   /// Other faults to load with `object`: up to ``faultBatchSize`` − 1 of those waiting (or the

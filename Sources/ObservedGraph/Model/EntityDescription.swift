@@ -91,6 +91,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   /// (benchmark rows "to-many insert with inverse upkeep" and "cascade delete … time to build
   /// it": the lookup was a tenth of a new object's first relationship set).
   @exclusivity(unchecked) var wrapperSlots: [(offset: Int, slot: Int32)] = []
+  /// The destination of each to-one the class declares with a wrapper, by the byte offset in an
+  /// object of the wrapper's `loadedKey`: what the first read of a to-one that a load left as a
+  /// key makes an object of (see ``RelationshipFields``). Read without a count on every such
+  /// read (benchmark row "fetch by a predicate, then each owner read").
+  @exclusivity(unchecked) var loadedKeyDestinations: ContiguousArray<LoadedKeyDestination> = []
   /// Per slot: whether setters notify observers by themselves (the class's
   /// `automaticallyNotifiesObservers(forKey:)`, asked once when the model is built).
   var notifiesAutomatically: [Bool] = []
@@ -168,4 +173,27 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 /// A weak reference to an entity, for the parent-to-child links that would otherwise form cycles.
 struct WeakEntity {
   weak var entity: EntityDescription?
+}
+
+extension EntityDescription {
+  /// The destination of the to-one whose wrapper keeps a loaded key at `keyOffset` in an object
+  /// of this entity (see ``loadedKeyDestinations``), without a count.
+  @inline(__always)
+  func loadedKeyDestination(at keyOffset: Int) -> Unmanaged<EntityDescription>? {
+    loadedKeyDestinations.withUnsafeBufferPointer { entries in
+      for entry in entries where entry.keyOffset == keyOffset {
+        return Unmanaged.passUnretained(entry.destination)
+      }
+      return nil
+    }
+  }
+}
+
+/// A to-one's destination, by where its wrapper keeps a loaded key (see
+/// ``EntityDescription/loadedKeyDestinations``). The model holds the destination.
+struct LoadedKeyDestination {
+  /// The byte offset in an object of the wrapper's `loadedKey`.
+  let keyOffset: Int
+  /// The relationship's destination.
+  unowned(unsafe) let destination: EntityDescription
 }

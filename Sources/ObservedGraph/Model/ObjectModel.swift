@@ -531,6 +531,7 @@ extension ObjectModel {
     entity.fieldDefaults = []
     entity.slotsByWrapperOffset = []
     entity.wrapperSlots = []
+    entity.loadedKeyDestinations = []
     guard entity.objectClass != ManagedObject.self else { return }
     let prototype = entity.objectClass.init(ObjectBootstrap.prototype)
     var wrappers: [String: any PropertyWrapperDeclaring] = [:]
@@ -557,6 +558,12 @@ extension ObjectModel {
       guard let wrapper = wrapper as? any FieldDeclaring else { continue }
       let field = wrapper.fieldAccess(at: offset, label: label, in: prototype)
       entity.fields[property.slot] = field
+      if property.isToOne, let destination = property.destination,
+        let access = field as? RelationshipFieldAccess
+      {
+        entity.loadedKeyDestinations.append(
+          LoadedKeyDestination(keyOffset: access.keyOffset, destination: destination))
+      }
       if property.differs(field.load(prototype), property.heldDefault) {
         entity.fieldDefaults.append((field, property.heldDefault))
       }

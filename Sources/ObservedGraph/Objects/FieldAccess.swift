@@ -352,21 +352,28 @@ enum RelationshipFields {
   /// Makes the object a load named by its key, found or made by the object's context as a load
   /// would have (``ObjectContext/objectForLoadedKey(_:key:)``), and keeps it in the field. Nil
   /// when the object's context is gone or was reset, or when the key no longer names an object
-  /// of the relationship's destination that the context can give.
+  /// of the relationship's destination that the context can give. The object, its entity, the
+  /// destination and the context are reached without a count (benchmark row "fetch by a
+  /// predicate, then each owner read": they were retained and released around the calls).
   @inline(never)
   private static func makeLoadedObject(in object: ManagedObject, at offset: Int, keyOffset: Int) {
-    let key = keyAddress(in: Unmanaged.passUnretained(object), at: keyOffset)
-    // The relationship whose field this is: the entity's to-one whose access has the offset.
-    let entity = object.entity
-    let toOne = entity.properties.first { property in
-      property.isToOne
-        && (entity.fields[property.slot] as? RelationshipFieldAccess)?.keyOffset == keyOffset
-    }
-    let related = toOne?.destination.flatMap { destination in
-      object.contextForLoadedKey?.objectForLoadedKey(destination, key: key.pointee)
-    }
+    let base = Unmanaged.passUnretained(object)
+    let key = keyAddress(in: base, at: keyOffset)
+    let loadedKey = key.pointee
     key.pointee = 0
-    targetAddress(in: Unmanaged.passUnretained(object), at: offset).pointee = related
+    let related: ManagedObject? = base._withUnsafeGuaranteedRef { object in
+      guard object.isInLiveContext,
+        let destination = Unmanaged.passUnretained(object.entity)._withUnsafeGuaranteedRef({
+          $0.loadedKeyDestination(at: keyOffset)
+        })
+      else { return nil }
+      let context = Unmanaged.passUnretained(
+        object.link.unsafelyUnwrapped.context.unsafelyUnwrapped)
+      return context._withUnsafeGuaranteedRef {
+        $0.objectForLoadedKey(destination.takeUnretainedValue(), key: loadedKey)
+      }
+    }
+    targetAddress(in: base, at: offset).pointee = related
   }
 
   /// Stores a related object, or nil, taking the caller's reference over (benchmark row "fetch by
