@@ -34,6 +34,8 @@ final class EntityLayout {
     let destination: EntityDescription
     /// The destination's table.
     let destinationTable: String
+    /// The destination table's position among the schema's tables (see ``EntityLayout/tableNumber``).
+    let destinationTableNumber: Int
   }
 
   let entity: EntityDescription
@@ -41,6 +43,10 @@ final class EntityLayout {
   let propertyCount: Int
   let entityID: Int64
   let table: String
+  /// The table's position among the schema's tables: a row read from it is of an entity whose
+  /// layout has the same number, or is left out (another program wrote another entity's id in
+  /// it, whose columns are elsewhere).
+  let tableNumber: Int
   let columns: [Column]
   /// Each column's name, by ``Column/index``.
   let names: [String]
@@ -64,6 +70,10 @@ final class EntityLayout {
     propertyCount = entity.propertyNames.count
     entityID = Int64(schema.entityIDs[entity.name]!)
     table = schema.tableOfEntity[entity.name]!
+    let tableNumbers = Dictionary(
+      schema.tables.enumerated().map { ($0.element.name, $0.offset) }
+    ) { first, _ in first }
+    tableNumber = tableNumbers[table] ?? -1
     let places = schema.places[entity.name] ?? [:]
     let attributes = Dictionary(entity.allAttributes.map { ($0.name, $0) }) { first, _ in first }
     let relationships = Dictionary(entity.allRelationships.map { ($0.name, $0) }) { a, _ in a }
@@ -99,7 +109,8 @@ final class EntityLayout {
           toMany.append(
             ToMany(
               slot: slot, name: name, place: place, destination: destination,
-              destinationTable: schema.tableOfEntity[destination.name]!))
+              destinationTable: schema.tableOfEntity[destination.name]!,
+              destinationTableNumber: tableNumbers[schema.tableOfEntity[destination.name]!] ?? -1))
         }
       }
     }

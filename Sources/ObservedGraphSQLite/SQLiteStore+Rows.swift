@@ -73,13 +73,15 @@ protocol RowReader {
   func read(_ row: SQLiteStatement.Row) throws
 }
 
-/// The rows of a layout's select columns (`og_pk` and `og_entity` first) loaded into a loader.
+/// The rows of a layout's select columns (`og_pk` and `og_entity` first), from the table
+/// numbered `table` (see ``EntityLayout/tableNumber``), loaded into a loader.
 struct LoadingReader: RowReader {
   let store: SQLiteStore
+  let table: Int
   let loader: ObjectLoader
 
   func read(_ row: SQLiteStatement.Row) throws {
-    try store.loadRow(row, into: loader)
+    try store.loadRow(row, inTable: table, into: loader)
   }
 }
 

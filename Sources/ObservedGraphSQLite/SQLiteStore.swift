@@ -267,11 +267,17 @@ public final class SQLiteStore: PersistentStore {
     try read(row, layout, key: key, into: loader)
   }
 
-  /// Gives a row whose first columns are `og_pk` and `og_entity`, then its layout's select
-  /// columns, to a loader; a row of an entity the store does not know is skipped. The layout is
-  /// used without a reference count (benchmark row "SQLite store: reach").
-  func loadRow(_ row: SQLiteStatement.Row, into loader: ObjectLoader) throws {
-    guard let (key, layout) = keyAndLayout(of: row) else { return }
+  /// Gives a row of the table numbered `table` (see ``EntityLayout/tableNumber``) whose first
+  /// columns are `og_pk` and `og_entity`, then its layout's select columns, to a loader; a row
+  /// of an entity the store does not know, or of one whose rows are in another table, is
+  /// skipped. The layout is used without a reference count (benchmark row "SQLite store:
+  /// reach"). With `fixed`, every row is of its entity (the query checked it) and the row's
+  /// `og_entity` is not read.
+  func loadRow(
+    _ row: SQLiteStatement.Row, inTable table: Int, into loader: ObjectLoader,
+    fixed: Unmanaged<EntityLayout>? = nil
+  ) throws {
+    guard let (key, layout) = keyAndLayout(of: row, inTable: table, fixed: fixed) else { return }
     try layout._withUnsafeGuaranteedRef { layout in
       guard loader.beginObject(layout.entity, key: key) else { return }
       try read(row, layout, key: key, into: loader)
@@ -285,10 +291,11 @@ public final class SQLiteStore: PersistentStore {
   /// are in memory already) is read for the check alone. One pass over each text instead of two
   /// and three calls into SQLite fewer per row (benchmark row "sorted fetch").
   func loadRow(
-    _ row: SQLiteStatement.Row, into loader: ObjectLoader, checkingASCII positions: UInt64
+    _ row: SQLiteStatement.Row, inTable table: Int, into loader: ObjectLoader,
+    checkingASCII positions: UInt64, fixed: Unmanaged<EntityLayout>? = nil
   ) throws -> Bool {
     var checked: UInt64 = 0
-    if let (key, layout) = keyAndLayout(of: row) {
+    if let (key, layout) = keyAndLayout(of: row, inTable: table, fixed: fixed) {
       checked = try layout._withUnsafeGuaranteedRef { layout in
         guard loader.beginObject(layout.entity, key: key) else { return 0 }
         return try read(row, layout, key: key, into: loader, checkingASCII: positions)
@@ -303,23 +310,34 @@ public final class SQLiteStore: PersistentStore {
     return true
   }
 
-  /// The key and the layout of a row whose first columns are `og_pk` and `og_entity`; nil for an
-  /// entity id the store does not know.
-  func object(of row: SQLiteStatement.Row) -> (key: Int64, layout: EntityLayout)? {
-    keyAndLayout(of: row).map { ($0.key, $0.layout.takeUnretainedValue()) }
+  /// The key and the layout of a row of the table numbered `table` whose first columns are
+  /// `og_pk` and `og_entity`; nil for an entity id the store does not know or whose rows are in
+  /// another table. With `fixed`, the row is of its entity (the query checked it) and its
+  /// `og_entity` is not read.
+  func object(
+    of row: SQLiteStatement.Row, inTable table: Int, fixed: Unmanaged<EntityLayout>? = nil
+  ) -> (key: Int64, layout: EntityLayout)? {
+    keyAndLayout(of: row, inTable: table, fixed: fixed).map {
+      ($0.key, $0.layout.takeUnretainedValue())
+    }
   }
 
-  /// The key and the layout, unretained (valid while the store lives), of a row whose first
-  /// columns are `og_pk` and `og_entity`; nil for an entity id the store does not know.
+  /// The key and the layout, unretained (valid while the store lives), of a row of the table
+  /// numbered `table` whose first columns are `og_pk` and `og_entity`; nil for an entity id the
+  /// store does not know, or of an entity whose rows are in another table (another program
+  /// wrote it: the row's columns are not that entity's). With `fixed`, the row is of its entity
+  /// and its `og_entity` is not read.
   @inline(__always)
-  private func keyAndLayout(of row: SQLiteStatement.Row)
-    -> (key: Int64, layout: Unmanaged<EntityLayout>)?
-  {
+  private func keyAndLayout(
+    of row: SQLiteStatement.Row, inTable table: Int, fixed: Unmanaged<EntityLayout>?
+  ) -> (key: Int64, layout: Unmanaged<EntityLayout>)? {
+    if let fixed { return (row.rowKey(at: 0), fixed) }
     // `og_pk` is the row's `INTEGER PRIMARY KEY`, never anything but an integer: read without
     // asking its type.
     let entity = row.entityID()
     guard entity > 0, entity < layoutReferencesByID.count,
-      let layout = layoutReferencesByID[Int(entity)]
+      let layout = layoutReferencesByID[Int(entity)],
+      layout._withUnsafeGuaranteedRef({ $0.tableNumber }) == table
     else { return nil }
     return (row.rowKey(at: 0), layout)
   }
@@ -459,7 +477,9 @@ public final class SQLiteStore: PersistentStore {
   {
     guard let sql = try membersQuery(of: id, relationship: relationship) else { return }
     try connection.statement(sql).forEachRow(
-      [.integer(id.key)], reader: LoadingReader(store: self, loader: loader))
+      [.integer(id.key)],
+      reader: LoadingReader(store: self, table: membersTable(of: id, relationship), loader: loader)
+    )
   }
 
   /// Loads the members of one to-many relationship of several owners: one query per hundred
@@ -498,7 +518,7 @@ public final class SQLiteStore: PersistentStore {
         }
         let ownerPosition = columns.count
         try connection.statement(sql).forEachRow(chunk.map { .integer($0) }) { row in
-          guard let (key, memberLayout) = object(of: row),
+          guard let (key, memberLayout) = object(of: row, inTable: toMany.destinationTableNumber),
             let owner = row.integer(at: ownerPosition)
           else { return }
           let before = loader.objectCount
@@ -510,6 +530,12 @@ public final class SQLiteStore: PersistentStore {
     return owners
   }
 
+  /// The number of the table that holds the members of an owner's to-many relationship (see
+  /// ``EntityLayout/tableNumber``); -1 when the store has no such relationship.
+  private func membersTable(of id: ObjectID, _ relationship: String) -> Int {
+    layouts[id.entityName]?.toMany.first { $0.name == relationship }?.destinationTableNumber ?? -1
+  }
+
   /// Runs the query of a to-many relationship's members and calls `body` with each row, its key
   /// and its layout.
   private func forEachMemberRow(
@@ -518,7 +544,8 @@ public final class SQLiteStore: PersistentStore {
   ) throws {
     guard let sql = try membersQuery(of: id, relationship: relationship) else { return }
     try connection.statement(sql).forEachRow([.integer(id.key)]) { row in
-      guard let (key, layout) = object(of: row) else { return }
+      guard let (key, layout) = object(of: row, inTable: membersTable(of: id, relationship))
+      else { return }
       try body(key, layout, row)
     }
   }

@@ -117,7 +117,7 @@ import Testing
 
     4. Reopen the file with the SQL trace on; fire the faults one read at a time
        fetching the locations by label runs:
-          SQL: SELECT t."og_pk", t."og_entity", t."label" FROM "Location" AS t ORDER BY t."label" ASC, t."og_pk"
+          SQL: SELECT t."og_pk", 3 AS "og_entity", t."label" FROM "Location" AS t WHERE t."og_entity" = 3 ORDER BY t."label" ASC, t."og_pk"
        Aaron's Office came back as a fault holding its values: isFault true
        reading its label ran 0 statements
        its inventories are a to-many fault; counting them (3) runs:
@@ -133,9 +133,9 @@ import Testing
        Sticker: counted in 1 location(s)
        T-Shirt: counted in 2 location(s)
        printing the whole stock ran:
-          SQL: SELECT t."og_pk", t."og_entity", t."label" FROM "Location" AS t ORDER BY t."label" ASC, t."og_pk"
+          SQL: SELECT t."og_pk", 3 AS "og_entity", t."label" FROM "Location" AS t WHERE t."og_entity" = 3 ORDER BY t."label" ASC, t."og_pk"
           SQL: SELECT "og_pk", "og_entity", "count", "date", "asset", "location" FROM "Inventory" WHERE "location" = ? [1]
-          SQL: SELECT t."og_pk", t."og_entity", t."label" FROM "Asset" AS t ORDER BY t."label" ASC, t."og_pk"
+          SQL: SELECT t."og_pk", 1 AS "og_entity", t."label" FROM "Asset" AS t WHERE t."og_entity" = 1 ORDER BY t."label" ASC, t."og_pk"
           SQL: SELECT "og_pk", "og_entity", "count", "date", "asset", "location" FROM "Inventory" WHERE "asset" = ? [3]
           SQL: SELECT "og_pk", "og_entity", "count", "date", "asset", "location" FROM "Inventory" WHERE "asset" = ? [5]
           SQL: SELECT "og_pk", "og_entity", "count", "date", "asset", "location" FROM "Inventory" WHERE "asset" = ? [4]

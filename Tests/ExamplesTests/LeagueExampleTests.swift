@@ -173,9 +173,9 @@ import Testing
 
     10. Reopen the file in a new container: templates fetch from it, relationships are faults
        TeamsInColor, $color = "Red": ["Miami Heat"], in one query:
-          SQL: SELECT t."og_pk", t."og_entity", t."name", t."uniformColor" FROM "Team" AS t WHERE (og_test('==', 0, t."uniformColor", ?) = 1) ORDER BY t."name" ASC, t."og_pk" ['Red']
+          SQL: SELECT t."og_pk", 3 AS "og_entity", t."name", t."uniformColor" FROM "Team" AS t WHERE t."og_entity" = 3 AND (og_test('==', 0, t."uniformColor", ?) = 1) ORDER BY t."name" ASC, t."og_pk" ['Red']
        GreenTeams: ["Boston Celtics"], in one query:
-          SQL: SELECT t."og_pk", t."og_entity", t."name", t."uniformColor" FROM "Team" AS t WHERE (og_test('==', 0, t."uniformColor", ?) = 1) ORDER BY t."name" ASC, t."og_pk" ['Green']
+          SQL: SELECT t."og_pk", 3 AS "og_entity", t."name", t."uniformColor" FROM "Team" AS t WHERE t."og_entity" = 3 AND (og_test('==', 0, t."uniformColor", ?) = 1) ORDER BY t."name" ASC, t."og_pk" ['Green']
        Boston Celtics came back as a fault holding its values: isFault true
        reading its name fulfilled it from those values: isFault false
        its players are a to-many fault; reading them (4) runs:

@@ -332,7 +332,9 @@ final class Genre: ManagedObject {
       request.fetchBatchSize = 4
       let volumes = try batched.fetch(request)
       #expect(statements.count == 1)
-      #expect(statements[0].hasPrefix(#"SELECT t."og_pk", t."og_entity""#))
+      #expect(
+        statements[0].hasPrefix(
+          #"SELECT t."og_pk", 2 AS "og_entity" FROM "Volume" AS t WHERE t."og_entity" = 2 "#))
       #expect(volumes.count == Library.titles.count)
       _ = volumes.map(\.title)
       // One load of volumes per batch of four, in the fetch's order.
@@ -342,24 +344,28 @@ final class Genre: ManagedObject {
     _ = store
   }
 
-  @Test func rowsWhoseEntityColumnNamesNoEntityAreLeftOut() throws {
+  @Test func rowsWhoseEntityColumnNamesNoEntityOrAnotherAreLeftOut() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let (url, _) = try Library.library(folder)
     let (context, store) = try Self.reader(url)
-    // Another program changed the entity column of three volumes' rows: an id no entity has,
-    // zero, and text.
+    // Another program changed the entity column of four volumes' rows: an id no entity has,
+    // zero, text, and the id of the file's other entity (genres have a table of their own).
     let keys = try store.connection.statement(
-      #"SELECT "og_pk" FROM "Volume" ORDER BY "og_pk" LIMIT 3"#
+      #"SELECT "og_pk" FROM "Volume" ORDER BY "og_pk" LIMIT 4"#
     ).rows().map { row -> Int64 in
       guard case .integer(let key) = row[0] else { return 0 }
       return key
     }
-    #expect(keys.count == 3 && !keys.contains(0))
-    for (key, entity) in zip(keys, [SQLiteValue.integer(99), .integer(0), .text("Volume")]) {
+    #expect(keys.count == 4 && !keys.contains(0))
+    let genreID = try #require(store.schema.entityIDs["Genre"])
+    let entities = [
+      SQLiteValue.integer(99), .integer(0), .text("Volume"), .integer(Int64(genreID)),
+    ]
+    for (key, entity) in zip(keys, entities) {
       try store.connection.statement(#"UPDATE "Volume" SET "og_entity" = ? WHERE "og_pk" = ?"#)
         .run([entity, .integer(key)])
     }
-    let expected = Library.titles.count - 3
+    let expected = Library.titles.count - 4
     var loaded = FetchRequest<Volume>()
     loaded.returnsObjectsAsFaults = false
     let volumes = try context.fetch(loaded)
@@ -369,11 +375,30 @@ final class Genre: ManagedObject {
     #expect(
       try context.fetch(FetchRequest<Volume>(matching: nil, sortedBy: [FetchSort("title")])).count
         == expected)
+    var batched = FetchRequest<Volume>(
+      matching: try FetchPredicate(format: "pages >= 0"), sortedBy: [])
+    batched.fetchBatchSize = 4
+    #expect(try context.fetch(batched).count == expected)
     // Asked for by identifier, such a row is not found either.
     for key in keys {
       let id = ObjectID(storeIdentifier: store.identifier, entityName: "Volume", key: key)
       let missing = #expect(throws: ObjectGraphError.self) { try context.existingObject(with: id) }
       #expect(missing?.kind == .objectNotFound)
+    }
+    // Nor is it a member of its genre, whether the genres' members load together or one
+    // genre's at a time.
+    let volumeID = try #require(store.schema.entityIDs["Volume"])
+    let withGenre = try store.connection.statement(
+      #"SELECT count(*) FROM "Volume" WHERE "genre" IS NOT NULL AND "og_entity" = ?"#
+    ).rows([.integer(Int64(volumeID))])
+    #expect(withGenre.first?[0] == .integer(Int64(Library.titles.count - 5)))
+    for batchSize in [100, 1] {
+      let (members, _) = try Self.reader(url)
+      members.faultBatchSize = batchSize
+      let genres = try members.fetch(FetchRequest<Genre>())
+      let volumesOfGenres = genres.flatMap(\.volumes)
+      #expect(volumesOfGenres.count == Library.titles.count - 5, "\(batchSize)")
+      #expect(volumesOfGenres.allSatisfy { !keys.contains($0.objectID.key) }, "\(batchSize)")
     }
   }
 
