@@ -40,12 +40,13 @@ public final class SQLiteStore: PersistentStore {
     /// Inserting never waits for the file, so a store whose contexts insert more objects between
     /// two saves than its block holds gives out keys past the block, and the next save reserves
     /// them. Should another store on the same file (another process) have reserved those keys in
-    /// the meantime and saved objects with them, that save throws `ObjectGraphError` of kind
-    /// `duplicateObject`, naming the object, and writes nothing; so does a fetch or a load that
-    /// meets one of their rows, and a context never gives a new object the key of one it loaded:
-    /// it never holds two objects under one identifier. With one store per file this
-    /// never happens; with
-    /// several writers, make the block larger than the objects inserted between saves.
+    /// the meantime, that save throws `ObjectGraphError` of kind `duplicateObject`, naming the
+    /// first object with such a key, and writes nothing, whether or not the other store saved an
+    /// object with the key yet (of any entity); so does a fetch or a load that meets one of their
+    /// rows, and a context never gives a new object the key of one it loaded: neither the file
+    /// nor a context ever holds two objects under one key. With one store per file this never
+    /// happens; with several writers, make the block larger than the objects inserted between
+    /// saves.
     public var keyBlockSize = 4096
     /// Which check of the whole file an open runs on an existing file before it writes
     /// anything: ``IntegrityCheck/off`` (the default), ``IntegrityCheck/quick`` or
@@ -116,6 +117,10 @@ public final class SQLiteStore: PersistentStore {
   /// The next key to give out, and the end of the keys reserved in the file.
   private var nextKey: Int64
   private var reservedEnd: Int64
+  /// Keys past this store's blocks that another store on the file reserved (found when this one
+  /// reserved its next block past them): a key this store gave out there may name another
+  /// store's object of any entity, so an object with it is refused at a save.
+  private var reservedElsewhere: [Range<Int64>] = []
 
   /// Opens the store in the file at `url`, creating the file when there is none.
   ///
@@ -615,7 +620,8 @@ public final class SQLiteStore: PersistentStore {
   ///   `ObjectGraphError.Kind.unknownEntity` for an object this store cannot hold;
   ///   `ObjectGraphError.Kind.wrongType` for an object without a value per property of its
   ///   entity; `ObjectGraphError.Kind.duplicateObject` for an inserted object whose key the file
-  ///   already holds (another store on the file gave out the same key and saved first);
+  ///   already holds or reserved for another store on it (this store gave the key out past its
+  ///   block of keys, see ``Options/keyBlockSize``);
   ///   `ObjectGraphError.Kind.objectNotFound` for an updated object whose row the file no longer
   ///   holds (deleted since it was loaded: Core Data's optimistic locking failure). The
   ///   transaction is rolled back: the file is as it was.
@@ -646,6 +652,7 @@ public final class SQLiteStore: PersistentStore {
     let keys = (nextKey, reservedEnd)
     do {
       try connection.transaction {
+        try refuseKeysReservedElsewhere(changes.inserted)
         for id in changes.deleted { try delete(id) }
         for object in changes.inserted { try insert(object) }
         for object in changes.updated { try update(object) }
@@ -846,16 +853,46 @@ public final class SQLiteStore: PersistentStore {
     let target: Int64
   }
 
-  /// Makes sure no key given out can be given out again by any connection to the file, and
-  /// reserves the next block when the current one is half used.
-  private func reserveAhead() throws {
-    guard nextKey > reservedEnd - keyBlockSize / 2 else { return }
-    let stored =
-      try connection.statement(#"SELECT "value" FROM "og_metadata" WHERE "key" = 'nextKey'"#)
+  /// Throws `ObjectGraphError.Kind.duplicateObject` for the first inserted object whose key this
+  /// store gave out past its block while another store on the file reserved it. That store may
+  /// give the key to an object of any entity, so the object is refused whether or not a row
+  /// has the key yet: a row of another entity's table would not meet the primary key, and the
+  /// file would hold two objects under one key. Reads the file's next key only when an object's
+  /// key is past the block or such keys were found before.
+  private func refuseKeysReservedElsewhere(_ inserted: [StoredObject]) throws {
+    guard !inserted.isEmpty else { return }
+    var ranges = reservedElsewhere
+    if inserted.contains(where: { $0.id.key >= reservedEnd }) {
+      let stored = try storedNextKey()
+      if stored > reservedEnd { ranges.append(reservedEnd..<stored) }
+    }
+    guard !ranges.isEmpty else { return }
+    for object in inserted where ranges.contains(where: { $0.contains(object.id.key) }) {
+      throw ObjectGraphError(
+        .duplicateObject, entity: object.id.entityName, value: object.id.description,
+        reason: "the file \(url.path) reserved key \(object.id.key) for another store on it, so "
+          + "\(object.id) cannot be inserted: this store gave the key out past its block of keys "
+          + "while the other reserved it; the save wrote nothing")
+    }
+  }
+
+  /// The next key the file has not reserved (`og_metadata`'s `nextKey`).
+  private func storedNextKey() throws -> Int64 {
+    try connection.statement(#"SELECT "value" FROM "og_metadata" WHERE "key" = 'nextKey'"#)
       .rows().first.flatMap { row -> Int64? in
         if case .text(let text) = row[0] { return Int64(text) }
         return nil
       } ?? 1
+  }
+
+  /// Makes sure no key given out can be given out again by any connection to the file, and
+  /// reserves the next block when the current one is half used.
+  private func reserveAhead() throws {
+    guard nextKey > reservedEnd - keyBlockSize / 2 else { return }
+    let stored = try storedNextKey()
+    if stored > reservedEnd, reservedElsewhere.last != reservedEnd..<stored {
+      reservedElsewhere.append(reservedEnd..<stored)
+    }
     if nextKey >= reservedEnd || stored != reservedEnd {
       // Used up, or another connection reserved after this one: a fresh block past both.
       nextKey = max(nextKey, stored)

@@ -53,6 +53,54 @@ import Testing
     try second.close()
   }
 
+  /// A key the first store gave out past its block, which the second store reserved: refused at
+  /// the first store's save whatever the second did with it — saved an object of another entity
+  /// with it (whose table the primary key would not check), or nothing yet — so the file never
+  /// holds two objects under one key. The keys of the first store's block save as before.
+  @Test(arguments: [true, false])
+  func aKeyAnotherStoreReservedIsRefusedForAnyEntity(otherSavesFirst: Bool) throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("library.sqlite")
+    try StoreFaultTests.makeLibrary(at: url)
+    var options = SQLiteStore.Options()
+    options.keyBlockSize = 1
+    let first = try SQLiteStore(url: url, model: Self.model, options: options)
+    let second = try SQLiteStore(url: url, model: Self.model, options: options)
+    let writer = PersistentContainer(store: first).newContext()
+    let other = PersistentContainer(store: second).newContext()
+    // The first runs past its block of one: its second key is the second store's first.
+    let tags = try (0..<2).map { index in
+      let tag = try writer.insertObject(forEntityName: "Tag")
+      try tag.setValue("w\(index)", forKey: "name")
+      return tag
+    }
+    let taken = try other.insertObject(forEntityName: "Shelf")
+    #expect(taken.objectID.key == tags[1].objectID.key)
+    if otherSavesFirst { try other.save() }
+    let before = try Self.state(writer, url)
+    let error = #expect(throws: ObjectGraphError.self) { try writer.save() }
+    #expect(error?.kind == .duplicateObject, "\(String(describing: error))")
+    #expect(error?.entity == "Tag")
+    #expect(error?.value == tags[1].objectID.description)
+    #expect(error?.reason.contains("reserved key \(tags[1].objectID.key)") == true)
+    #expect(error?.reason.contains(url.path) == true)
+    #expect(try Self.state(writer, url) == before, "the file and the context are as they were")
+    #expect(tags.allSatisfy(\.isInserted) && writer.hasChanges)
+    // Without the object past the block, the save goes through; the second store's object
+    // saves with its key.
+    try writer.delete(tags[1])
+    try writer.save()
+    #expect(!tags[0].isInserted)
+    if !otherSavesFirst { try other.save() }
+    #expect(!taken.isInserted)
+    let reader = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
+      .newContext()
+    #expect(try reader.existingObject(with: taken.objectID).entity.name == "Shelf")
+    #expect(try reader.existingObject(with: tags[0].objectID).entity.name == "Tag")
+    try first.close()
+    try second.close()
+  }
+
   /// How a saved row goes away behind a context's back.
   enum Removal: String, CaseIterable {
     case anotherContext, anotherStore, sql
