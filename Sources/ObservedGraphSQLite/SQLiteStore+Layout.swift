@@ -34,7 +34,8 @@ final class EntityLayout {
     let destination: EntityDescription
     /// The destination's table.
     let destinationTable: String
-    /// The destination table's position among the schema's tables (see ``EntityLayout/tableNumber``).
+    /// The destination table's position among the schema's tables (see
+    /// ``EntityLayout/tableNumber``).
     let destinationTableNumber: Int
   }
 

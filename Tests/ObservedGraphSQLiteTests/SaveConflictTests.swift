@@ -5,7 +5,7 @@ import Testing
 @testable import ObservedGraphSQLite
 
 /// Saves that meet a file another writer changed: an inserted object whose key another store on
-/// the file saved first throws `duplicateObject`, and an update of a row deleted since it was
+/// the file reserved (and may have saved an object with) throws `duplicateObject`, and an update of a row deleted since it was
 /// loaded (by another context, or by hand) throws `objectNotFound`; either way the save writes
 /// nothing and the context keeps its changes.
 @Suite struct SaveConflictTests {
@@ -20,72 +20,62 @@ import Testing
       + SQLiteStoreTests.dump(url.path)
   }
 
-  @Test func aKeyAnotherStoreSavedFirstThrowsDuplicateObject() throws {
-    let folder = try SQLiteConnectionTests.Folder()
-    let url = folder.url.appendingPathComponent("library.sqlite")
-    try StoreFaultTests.makeLibrary(at: url)
-    // Two stores on the file (two processes), each reserving one key at a time.
+  /// Two stores on the library file at `url` (two processes), each reserving one key at a time,
+  /// and a context on each. The first context inserts two tags, running past its block of one:
+  /// its second key is the second store's first.
+  static func pastTheBlock(_ url: URL) throws -> (
+    SQLiteStore, SQLiteStore, ObjectContext, ObjectContext, [ManagedObject]
+  ) {
     var options = SQLiteStore.Options()
     options.keyBlockSize = 1
-    let first = try SQLiteStore(url: url, model: Self.model, options: options)
-    let second = try SQLiteStore(url: url, model: Self.model, options: options)
+    let first = try SQLiteStore(url: url, model: model, options: options)
+    let second = try SQLiteStore(url: url, model: model, options: options)
     let writer = PersistentContainer(store: first).newContext()
     let other = PersistentContainer(store: second).newContext()
-    // The first runs past its block of one: its second key is the second store's first.
     let tags = try (0..<2).map { index in
       let tag = try writer.insertObject(forEntityName: "Tag")
       try tag.setValue("w\(index)", forKey: "name")
       return tag
     }
-    let taken = try other.insertObject(forEntityName: "Tag")
-    #expect(taken.objectID.key == tags[1].objectID.key)
-    try other.save()
-    let before = try Self.state(writer, url)
-    let error = #expect(throws: ObjectGraphError.self) { try writer.save() }
+    return (first, second, writer, other, tags)
+  }
+
+  /// Checks that the writer's save is refused for its second tag, writing nothing and changing
+  /// nothing in the context.
+  static func checkRefused(
+    _ writer: ObjectContext, _ tags: [ManagedObject], _ url: URL,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let before = try state(writer, url)
+    let error = #expect(throws: ObjectGraphError.self, sourceLocation: sourceLocation) {
+      try writer.save()
+    }
     #expect(error?.kind == .duplicateObject, "\(String(describing: error))")
     #expect(error?.entity == "Tag")
     #expect(error?.value == tags[1].objectID.description)
     #expect(error?.reason.contains("key \(tags[1].objectID.key)") == true)
     #expect(error?.reason.contains(url.path) == true)
-    #expect(try Self.state(writer, url) == before, "the file and the context are as they were")
+    #expect(try state(writer, url) == before, "the file and the context are as they were")
     #expect(tags.allSatisfy(\.isInserted) && writer.hasChanges)
-    try first.close()
-    try second.close()
   }
 
   /// A key the first store gave out past its block, which the second store reserved: refused at
-  /// the first store's save whatever the second did with it — saved an object of another entity
-  /// with it (whose table the primary key would not check), or nothing yet — so the file never
-  /// holds two objects under one key. The keys of the first store's block save as before.
-  @Test(arguments: [true, false])
-  func aKeyAnotherStoreReservedIsRefusedForAnyEntity(otherSavesFirst: Bool) throws {
+  /// the first store's save whatever the second did with it — saved an object of the same entity
+  /// or of another one with it (whose table the primary key would not check), or nothing yet —
+  /// so the file never holds two objects under one key. The keys of the first store's block save
+  /// as before.
+  @Test(arguments: [("Tag", true), ("Shelf", true), ("Shelf", false)])
+  func aKeyAnotherStoreReservedIsRefusedForAnyEntity(otherEntity: String, otherSavesFirst: Bool)
+    throws
+  {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("library.sqlite")
     try StoreFaultTests.makeLibrary(at: url)
-    var options = SQLiteStore.Options()
-    options.keyBlockSize = 1
-    let first = try SQLiteStore(url: url, model: Self.model, options: options)
-    let second = try SQLiteStore(url: url, model: Self.model, options: options)
-    let writer = PersistentContainer(store: first).newContext()
-    let other = PersistentContainer(store: second).newContext()
-    // The first runs past its block of one: its second key is the second store's first.
-    let tags = try (0..<2).map { index in
-      let tag = try writer.insertObject(forEntityName: "Tag")
-      try tag.setValue("w\(index)", forKey: "name")
-      return tag
-    }
-    let taken = try other.insertObject(forEntityName: "Shelf")
+    let (first, second, writer, other, tags) = try Self.pastTheBlock(url)
+    let taken = try other.insertObject(forEntityName: otherEntity)
     #expect(taken.objectID.key == tags[1].objectID.key)
     if otherSavesFirst { try other.save() }
-    let before = try Self.state(writer, url)
-    let error = #expect(throws: ObjectGraphError.self) { try writer.save() }
-    #expect(error?.kind == .duplicateObject, "\(String(describing: error))")
-    #expect(error?.entity == "Tag")
-    #expect(error?.value == tags[1].objectID.description)
-    #expect(error?.reason.contains("reserved key \(tags[1].objectID.key)") == true)
-    #expect(error?.reason.contains(url.path) == true)
-    #expect(try Self.state(writer, url) == before, "the file and the context are as they were")
-    #expect(tags.allSatisfy(\.isInserted) && writer.hasChanges)
+    try Self.checkRefused(writer, tags, url)
     // Without the object past the block, the save goes through; the second store's object
     // saves with its key.
     try writer.delete(tags[1])
@@ -95,7 +85,7 @@ import Testing
     #expect(!taken.isInserted)
     let reader = PersistentContainer(store: try SQLiteStore(url: url, model: Self.model))
       .newContext()
-    #expect(try reader.existingObject(with: taken.objectID).entity.name == "Shelf")
+    #expect(try reader.existingObject(with: taken.objectID).entity.name == otherEntity)
     #expect(try reader.existingObject(with: tags[0].objectID).entity.name == "Tag")
     try first.close()
     try second.close()

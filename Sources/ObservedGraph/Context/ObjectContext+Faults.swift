@@ -63,10 +63,10 @@ extension ObjectContext {
     return newFault(entity, key: key, batchable: batchable)
   }
 
-  /// The part of ``objectForLoad(_:key:batchable:notingConflict:)`` that looks in memory: `.some` of the object
-  /// (or of nil, for a key of an object of another entity or of an object inserted here), or nil
-  /// when no object has the key. An object inserted here with the key is kept as the load's
-  /// conflict when `notingConflict`.
+  /// The part of ``objectForLoad(_:key:batchable:notingConflict:)`` that looks in memory:
+  /// `.some` of the object (or of nil, for a key of an object of another entity or of an object
+  /// inserted here), or nil when no object has the key. An object inserted here with the key is
+  /// kept as the load's conflict when `notingConflict`.
   func objectInMemory(
     forLoad entity: EntityDescription, key: Int64, notingConflict: Bool = true
   ) -> ManagedObject?? {

@@ -52,7 +52,8 @@ public final class ObjectContext {
   /// under way.
   @exclusivity(unchecked) var idleLoader: ObjectLoader?
   /// An object inserted in this context whose key a row of the load under way also holds (see
-  /// ``objectForLoad(_:key:batchable:notingConflict:)``): the load throws `duplicateObject` when it ends.
+  /// ``objectForLoad(_:key:batchable:notingConflict:)``): the load throws `duplicateObject` when
+  /// it ends.
   var loadConflict: ManagedObject?
   /// The batch size of the fetch that made a fault without values, by its key, when it is not
   /// ``faultBatchSize`` (see ``FetchRequest/fetchBatchSize``).
