@@ -194,8 +194,17 @@ final class KeyTable<Value> {
     return result
   }
 
-  /// Every value, in no particular order.
-  var values: [Value] { entries.map(\.value) }
+  /// Every value, in no particular order; read in one pass, without the keys.
+  var values: [Value] {
+    var result: [Value] = []
+    result.reserveCapacity(count)
+    for (_, page) in allPages {
+      for index in 0..<Self.pageSize {
+        if let value = page.entries[index] { result.append(value) }
+      }
+    }
+    return result
+  }
 
   /// Checks that each page's count of used entries is right, no page is empty, each page is
   /// where its number says, and each small key's presence bit says whether it holds a value.

@@ -211,12 +211,12 @@ final class ObjectRegistry {
   func invalidateAll() {
     let objects = registered.values.map(\.object) + detached.values.map(\.object)
     // Hold them while they are invalidated: invalidating drops relationships, which may release
-    // objects.
+    // objects. The array still holds them when the tables let go of their entries, so that none
+    // ends (and leaves a table from its `deinit`) while a table is emptied.
     for object in objects { object.invalidate() }
-    let tables = (registered.values, detached.values)
     registered.removeAll()
     detached.removeAll()
-    _ = (objects, tables)
+    _ = objects
   }
 
   // MARK: Invariants

@@ -536,7 +536,7 @@ extension ManagedObject {
     // A fault stays one: it has no values to show, and it can no longer load them.
     changes.removeAll()
     clearPending()
-    for property in entity.relationshipProperties { write(nil, at: property.slot) }
+    for property in entity.relationshipProperties { setRelationshipReference(nil, for: property) }
   }
 }
 
