@@ -10,7 +10,11 @@ import Foundation
 /// an ``AccessRecording`` on that link notes each typed getter's read (the same hook typed
 /// observation resolves its key paths with). The reads must form one chain of modelled properties,
 /// each read on the object the previous one reached; anything else (a computed property, a
-/// property that is not an ``Attribute`` or ``Relationship``) is not a property path.
+/// property that is not an ``Attribute`` or ``Relationship``) is not a property path. A key path
+/// of one step must be the property's own getter: its key path if the getter reported one, or
+/// else (an ``Attribute`` of a type with probe values, ``ProbedAttributeValue``) a key path that
+/// gives every probe value written into the field back unchanged, reading nothing else. An alias
+/// (`var name: String { title }`) passes for the attribute it gives back.
 ///
 /// Resolutions are cached per class, entity name and key path in a process-wide table behind a
 /// lock: a model is `Sendable`, and a key path names the same properties in every model its class
@@ -68,7 +72,7 @@ enum KeyPathNames {
     var names: [String] = []
     var current: ManagedObject? = root
     for read in recording.reads {
-      guard read.object === current, read.keyPath != nil else {
+      guard read.object === current, read.typed else {
         throw notAProperty(keyPath, entity, reason: "is not a chain of modelled properties")
       }
       let property = read.object.entity.properties[read.slot]
@@ -81,10 +85,9 @@ enum KeyPathNames {
     }
     // One read must be the property's own getter (a computed property reading one property is
     // not it); a longer chain cannot be checked so (optional chaining builds no key path to
-    // compare with).
+    // compare with, and its probes would have to go through every step).
     if singleStep || names.count == 1 {
-      guard names.count == 1, let read = recording.reads[0].keyPath, isGetter(read, of: keyPath)
-      else {
+      guard names.count == 1, isGetter(recording.reads[0], of: keyPath, on: root) else {
         throw notAProperty(
           keyPath, entity,
           reason: "is a computed property (it reads \(names.joined(separator: ", "))), not a "
@@ -94,12 +97,23 @@ enum KeyPathNames {
     return names
   }
 
-  /// Whether `keyPath` is the getter `read` (the key path a typed property wrapper reports). An
-  /// inherited property's getter is reported with the class that declares it as its root
-  /// (`\\Person.firstName` for `\\Player.firstName`): it matches when its root is a superclass of
-  /// the key path's root and the value types agree. (A computed property of a subclass returning
-  /// an inherited property of its own type unchanged passes for it too.)
-  private static func isGetter(_ read: AnyKeyPath, of keyPath: AnyKeyPath) -> Bool {
+  /// Whether `keyPath` is the getter that made `read`, a typed getter's read of the scratch object
+  /// `root`.
+  ///
+  /// An ``Attribute`` of a type with probe values reports no key path: its values tell
+  /// (``FieldAccess/readsAlone(_:on:slot:)``). Any other getter reports its key path, which must
+  /// be `keyPath`; an inherited property's getter is reported with the class that declares it as
+  /// its root (`\\Person.firstName` for `\\Player.firstName`): it matches when its root is a
+  /// superclass of the key path's root and the value types agree. (A computed property of a
+  /// subclass returning an inherited property of its own type unchanged passes for it too.)
+  private static func isGetter(
+    _ read: (object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool),
+    of keyPath: AnyKeyPath, on root: ManagedObject
+  ) -> Bool {
+    guard read.object === root, read.typed else { return false }
+    guard let read = read.keyPath else {
+      return root.entity.fields[read.slot]?.readsAlone(keyPath, on: root, slot: read.slot) ?? false
+    }
     if read == keyPath { return true }
     let (readKind, kind) = (type(of: read), type(of: keyPath))
     guard readKind.rootType != kind.rootType, readKind.valueType == kind.valueType,
@@ -110,6 +124,28 @@ enum KeyPathNames {
       root = superclass
     }
     return false
+  }
+
+  /// Whether `keyPath` is the getter of the ``Attribute`` at `slot` of `entity`'s objects, as its
+  /// values tell on a scratch object (``FieldAccess/readsAlone(_:on:slot:)``); for typed
+  /// observation, after reading the key path on an object of the entity read that slot alone.
+  /// Answers are cached as names are.
+  static func isAttributeGetter(_ keyPath: AnyKeyPath, slot: Int, in entity: EntityDescription)
+    -> Bool
+  {
+    guard entity.objectClass != ManagedObject.self, let field = entity.fields[slot] else {
+      return false
+    }
+    let key = CacheKey(
+      objectClass: ObjectIdentifier(entity.objectClass), entity: entity.name, keyPath: keyPath,
+      singleStep: true)
+    if let names = cache.names(for: key) { return names == [entity.properties[slot].name] }
+    let link = ContextLink(nil, storeIdentifier: UUID(), participatesInSwiftObservation: false)
+    var made = 0
+    let object = scratchObject(entity, link: link, depth: 0, made: &made)
+    guard field.readsAlone(keyPath, on: object, slot: slot) else { return false }
+    cache.store([entity.properties[slot].name], for: key)
+    return true
   }
 
   /// An object of `entity` outside any context, its to-one relationships leading `depth` steps

@@ -85,6 +85,8 @@ final class ContextLink {
 /// The reads made while a typed key path is read once to find out what it depends on.
 @usableFromInline
 final class AccessRecording {
-  /// Each read, in order: the object, the slot, and the typed getter's key path if it was one.
-  var reads: [(object: ManagedObject, slot: Int, keyPath: AnyKeyPath?)] = []
+  /// Each read, in order: the object, the slot, the typed getter's key path if it reported one,
+  /// and whether a typed getter made the read (an ``Attribute`` of a type with probe values
+  /// reports no key path, see ``ProbedAttributeValue``).
+  var reads: [(object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool)] = []
 }

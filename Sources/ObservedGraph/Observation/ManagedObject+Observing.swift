@@ -81,10 +81,10 @@ extension KeyValueObserving where Self: ManagedObject {
     // Read the key path once, recording every read the read hook sees.
     let recording = AccessRecording()
     link.accessRecording = recording
-    _ = self[keyPath: keyPath]
+    let value = self[keyPath: keyPath]
     link.accessRecording = nil
     let reads = recording.reads
-    if reads.count == 1, reads[0].object === self, reads[0].keyPath == keyPath as AnyKeyPath {
+    if reads.count == 1, isGetter(reads[0], of: keyPath, giving: value) {
       let property = entity.properties[reads[0].slot]
       if type(of: self).keyPathsForValuesAffectingValue(forKey: property.name).isEmpty {
         // An attribute whose value lives in a field of this very type also takes typed sets.
@@ -110,10 +110,28 @@ extension KeyValueObserving where Self: ManagedObject {
       })
   }
 
+  /// Whether `keyPath`, which gave `value` and made the one read `read`, is the getter of the
+  /// property read: the getter's own key path, or, for an ``Attribute`` of a type with probe
+  /// values (which reports none), a key path that gives this object's field back as it is and
+  /// the probe values back on a scratch object (``KeyPathNames/isAttributeGetter(_:slot:in:)``).
+  private func isGetter<Value>(
+    _ read: (object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool),
+    of keyPath: KeyPath<Self, Value>, giving value: Value
+  ) -> Bool {
+    guard read.object === self else { return false }
+    if let getter = read.keyPath { return getter == keyPath as AnyKeyPath }
+    guard read.typed, let field = entity.fields[read.slot], field.holds(value, in: self) else {
+      return false
+    }
+    return KeyPathNames.isAttributeGetter(keyPath, slot: read.slot, in: entity)
+  }
+
   /// The key paths from this object that a recorded read reached: a read of an object reached
   /// through a relationship read earlier extends that relationship's path. Only the longest paths
   /// are kept (observing `category.name` also observes `category`).
-  private func readPaths(_ reads: [(object: ManagedObject, slot: Int, keyPath: AnyKeyPath?)])
+  private func readPaths(
+    _ reads: [(object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool)]
+  )
     -> [[String]]
   {
     var reached: [ObjectIdentifier: [String]] = [ObjectIdentifier(self): []]
