@@ -210,7 +210,7 @@ struct GetterProbeObservationTests {
     item.pages = 1500
     #expect(fromZero == ["0→0", "0→1500"])
     #expect(belowAThousand == ["0→-5", "-5→999"])
-    tokens.forEach { $0.invalidate() }
+    for token in tokens { token.invalidate() }
   }
 
   /// A computed property whose value differs from its attribute's on this object is told apart
@@ -234,6 +234,6 @@ struct GetterProbeObservationTests {
     item.title = ""
     #expect(alias == ["→Dune", "Dune→"])
     #expect(none == ["none→Dune", "Dune→none"])
-    tokens.forEach { $0.invalidate() }
+    for token in tokens { token.invalidate() }
   }
 }
