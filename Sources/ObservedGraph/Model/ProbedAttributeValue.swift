@@ -7,8 +7,9 @@ import Foundation
 /// read": the caller then makes no key path at a read). Whether the key path is the property's
 /// own getter, and not a computed property of the same type that reads it, is then told by its
 /// values: written into the field one after the other, each of ``probeValues`` must come back
-/// through the key path unchanged (``FieldAccess/readsAlone(_:on:slot:)``). Other types (transformable
-/// values, collections) keep reporting the getter's key path, which is compared as it is.
+/// through the key path unchanged (``FieldAccess/readsAlone(_:on:slot:)``). Other types
+/// (transformable values, collections) keep reporting the getter's key path, which is compared
+/// as it is.
 ///
 /// The values are distinct and ordinary: empty and long strings, case, spaces, composed and
 /// decomposed accents, negative and fractional numbers, and no value a computed property would
