@@ -184,26 +184,27 @@ final class KeyTable<Value> {
   var entries: [(key: Int64, value: Value)] {
     var result: [(key: Int64, value: Value)] = []
     result.reserveCapacity(count)
-    for (number, page) in allPages {
-      for index in 0..<Self.pageSize {
-        if let value = page.entries[index] {
-          result.append((number << Self.pageShift | Int64(index), value))
-        }
-      }
-    }
+    forEachEntry { key, value in result.append((key, value)) }
     return result
   }
 
-  /// Every value, in no particular order; read in one pass, without the keys.
+  /// Every value, in no particular order; read in one pass (the keys the walk makes go unused
+  /// once inlined).
   var values: [Value] {
     var result: [Value] = []
     result.reserveCapacity(count)
-    for (_, page) in allPages {
+    forEachEntry { _, value in result.append(value) }
+    return result
+  }
+
+  /// Calls `body` with each key and its value, page by page.
+  @inline(__always)
+  private func forEachEntry(_ body: (Int64, Value) -> Void) {
+    for (number, page) in allPages {
       for index in 0..<Self.pageSize {
-        if let value = page.entries[index] { result.append(value) }
+        if let value = page.entries[index] { body(number << Self.pageShift | Int64(index), value) }
       }
     }
-    return result
   }
 
   /// Checks that each page's count of used entries is right, no page is empty, each page is
