@@ -59,11 +59,10 @@ enum KeyPathNames {
         reason: "\(entity.name) has no class of its own, so a typed key path cannot name its "
           + "properties; use a FetchPredicate with string key paths")
     }
-    let link = ContextLink(nil, storeIdentifier: UUID(), participatesInSwiftObservation: false)
-    var made = 0
     // To-one relationships lead on even for one step: a computed property reading through one
     // then shows as several reads (and does not meet a nil it may not expect).
-    let root = scratchObject(entity, link: link, depth: scratchDepth, made: &made)
+    let root = scratchObject(entity, depth: scratchDepth)
+    let link = root.link.unsafelyUnwrapped
     let recording = AccessRecording()
     link.accessRecording = recording
     // A key path of another root reads nothing (the subscript gives nil).
@@ -107,8 +106,7 @@ enum KeyPathNames {
   /// superclass of the key path's root and the value types agree. (A computed property of a
   /// subclass returning an inherited property of its own type unchanged passes for it too.)
   private static func isGetter(
-    _ read: (object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool),
-    of keyPath: AnyKeyPath, on root: ManagedObject
+    _ read: AccessRecording.Read, of keyPath: AnyKeyPath, on root: ManagedObject
   ) -> Bool {
     guard read.object === root, read.typed else { return false }
     guard let read = read.keyPath else {
@@ -140,16 +138,21 @@ enum KeyPathNames {
       objectClass: ObjectIdentifier(entity.objectClass), entity: entity.name, keyPath: keyPath,
       singleStep: true)
     if let names = cache.names(for: key) { return names == [entity.properties[slot].name] }
-    let link = ContextLink(nil, storeIdentifier: UUID(), participatesInSwiftObservation: false)
-    var made = 0
-    let object = scratchObject(entity, link: link, depth: 0, made: &made)
+    let object = scratchObject(entity, depth: 0)
     guard field.readsAlone(keyPath, on: object, slot: slot) else { return false }
     cache.store([entity.properties[slot].name], for: key)
     return true
   }
 
-  /// An object of `entity` outside any context, its to-one relationships leading `depth` steps
-  /// on to scratch objects of their destinations.
+  /// An object of `entity` outside any context, on a link of its own, its to-one relationships
+  /// leading `depth` steps on to scratch objects of their destinations (on the same link).
+  private static func scratchObject(_ entity: EntityDescription, depth: Int) -> ManagedObject {
+    let link = ContextLink(nil, storeIdentifier: UUID(), participatesInSwiftObservation: false)
+    var made = 0
+    return scratchObject(entity, link: link, depth: depth, made: &made)
+  }
+
+  /// A scratch object of `entity` on `link`, counting the objects made in `made`.
   private static func scratchObject(
     _ entity: EntityDescription, link: ContextLink, depth: Int, made: inout Int
   ) -> ManagedObject {

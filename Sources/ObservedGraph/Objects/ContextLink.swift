@@ -88,5 +88,9 @@ final class AccessRecording {
   /// Each read, in order: the object, the slot, the typed getter's key path if it reported one,
   /// and whether a typed getter made the read (an ``Attribute`` of a type with probe values
   /// reports no key path, see ``ProbedAttributeValue``).
-  var reads: [(object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool)] = []
+  var reads: [Read] = []
+
+  /// One read: the object, the slot, the typed getter's key path if it reported one, and whether
+  /// a typed getter made it.
+  typealias Read = (object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool)
 }

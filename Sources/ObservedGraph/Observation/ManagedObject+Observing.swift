@@ -115,8 +115,7 @@ extension KeyValueObserving where Self: ManagedObject {
   /// values (which reports none), a key path that gives this object's field back as it is and
   /// the probe values back on a scratch object (``KeyPathNames/isAttributeGetter(_:slot:in:)``).
   private func isGetter<Value>(
-    _ read: (object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool),
-    of keyPath: KeyPath<Self, Value>, giving value: Value
+    _ read: AccessRecording.Read, of keyPath: KeyPath<Self, Value>, giving value: Value
   ) -> Bool {
     guard read.object === self else { return false }
     if let getter = read.keyPath { return getter == keyPath as AnyKeyPath }
@@ -129,11 +128,7 @@ extension KeyValueObserving where Self: ManagedObject {
   /// The key paths from this object that a recorded read reached: a read of an object reached
   /// through a relationship read earlier extends that relationship's path. Only the longest paths
   /// are kept (observing `category.name` also observes `category`).
-  private func readPaths(
-    _ reads: [(object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool)]
-  )
-    -> [[String]]
-  {
+  private func readPaths(_ reads: [AccessRecording.Read]) -> [[String]] {
     var reached: [ObjectIdentifier: [String]] = [ObjectIdentifier(self): []]
     var paths: [[String]] = []
     for read in reads {
