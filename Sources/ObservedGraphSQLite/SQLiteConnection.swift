@@ -150,6 +150,16 @@ final class SQLiteConnection {
   /// a read of the connection's state: no statement runs); 0 when closed.
   var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
 
+  /// The longest string or blob, in bytes, the connection takes (`SQLITE_LIMIT_LENGTH`, a
+  /// thousand million bytes unless SQLite was built otherwise); also the limit of a whole row.
+  /// Setting it lowers the limit for this connection (tests use it to reach the limit cheaply).
+  var lengthLimit: Int {
+    get { handle.map { Int(sqlite3_limit($0, SQLITE_LIMIT_LENGTH, -1)) } ?? 0 }
+    set {
+      if let handle { sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: newValue)) }
+    }
+  }
+
   /// Whether a transaction is open.
   var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 

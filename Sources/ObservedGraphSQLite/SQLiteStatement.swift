@@ -139,12 +139,14 @@ final class SQLiteStatement {
       case .integer(let value): code = sqlite3_bind_int64(handle, position, value)
       case .real(let value): code = sqlite3_bind_double(handle, position, value)
       case .text(let value):
-        // With its length: a string may hold NUL characters, which a C string would end at.
-        code = sqlite3_bind_text(
-          handle, position, value, Int32(clamping: value.utf8.count), transient)
+        // With its length: a string may hold NUL characters, which a C string would end at. A
+        // length beyond `Int32` is refused as SQLite refuses one beyond its limit.
+        guard let count = Int32(exactly: value.utf8.count) else { throw error(SQLITE_TOOBIG) }
+        code = sqlite3_bind_text(handle, position, value, count, transient)
       case .blob(let bytes):
+        guard let count = Int32(exactly: bytes.count) else { throw error(SQLITE_TOOBIG) }
         code = bytes.withUnsafeBytes {
-          sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), transient)
+          sqlite3_bind_blob(handle, position, $0.baseAddress, count, transient)
         }
       }
       guard code == SQLITE_OK else { throw error(code) }

@@ -508,7 +508,10 @@ struct SQLQuery {
       arguments.append(.real(number))
       return "(\(column) \(sql) ?\(orNull))"
     case (.date, .date(let date)):
-      guard let sql = Self.numeric(op) else { return nil }
+      // A NaN interval would bind as NULL; memory compares it (false but for `!=`).
+      guard !date.timeIntervalSinceReferenceDate.isNaN, let sql = Self.numeric(op) else {
+        return nil
+      }
       arguments.append(.real(date.timeIntervalSinceReferenceDate))
       return "(\(column) \(sql) ?\(orNull))"
     case (.bool, .bool(let flag)):

@@ -22,6 +22,9 @@ final class EntityLayout {
     /// The property's index in the entity's ``EntityDescription/propertyNames``.
     let slot: Int
     let kind: Kind
+    /// Whether the column is a non-optional attribute's: NULL is no value of it (see
+    /// ``SQLiteStatement/Row/give(at:as:slot:to:required:checkingASCII:_:)``).
+    var required = false
     /// The column's position in a row read with ``EntityLayout/selectColumns``.
     var position = 0
   }
@@ -85,9 +88,9 @@ final class EntityLayout {
     var toMany: [ToMany] = []
     func add(
       _ name: String, _ slot: Int, _ kind: Column.Kind, _ type: AttributeType?,
-      _ to: EntityDescription?
+      _ to: EntityDescription?, required: Bool = false
     ) {
-      columns.append(Column(index: names.count, slot: slot, kind: kind))
+      columns.append(Column(index: names.count, slot: slot, kind: kind, required: required))
       names.append(name)
       types.append(type)
       destinations.append(to)
@@ -96,7 +99,9 @@ final class EntityLayout {
       guard let place = places[name] else { continue }
       if let attribute = attributes[name] {
         guard case .column(_, let column) = place else { continue }
-        add(column, slot, .attribute(ColumnValue.Conversion(attribute.type)), attribute.type, nil)
+        add(
+          column, slot, .attribute(ColumnValue.Conversion(attribute.type)), attribute.type, nil,
+          required: !attribute.isOptional)
       } else if let relationship = relationships[name],
         let destination = model.entity(named: relationship.destination)
       {
@@ -160,6 +165,16 @@ enum ColumnValue {
     case .data(let data): return .blob([UInt8](data))
     case .uuid(let uuid): return .blob(withUnsafeBytes(of: uuid.uuid) { Array($0) })
     case .url(let url): return .text(url.absoluteString)
+    }
+  }
+
+  /// Whether a value is NaN: a double, a decimal, or a date whose interval is.
+  static func isNaN(_ value: StoredValue) -> Bool {
+    switch value {
+    case .double(let number): number.isNaN
+    case .decimal(let number): number.isNaN
+    case .date(let date): date.timeIntervalSinceReferenceDate.isNaN
+    default: false
     }
   }
 

@@ -94,24 +94,19 @@ extension SQLiteStatement.Row {
   }
 
   /// Gives a column's value to a target as an attribute of a conversion keeps it, the common
-  /// types without a ``StoredValue`` on the way; the same values as ``stored(at:as:)``.
+  /// types without a ``StoredValue`` on the way; the same values as ``stored(at:as:)``. Clears
+  /// `ascii` when `checks` is true and the column holds text beyond ASCII, found from the bytes
+  /// the text is read from (see ``SQLiteStore/loadRow(_:into:checkingASCII:)``).
   ///
-  /// - Returns: False for a value the attribute's type cannot take (nothing given then).
-  @inline(__always)
-  func give<Target: RowTarget>(
-    at column: Int, as conversion: ColumnValue.Conversion, slot: Int, to target: Target
-  ) -> Bool {
-    var ascii = true
-    return give(at: column, as: conversion, slot: slot, to: target, checkingASCII: false, &ascii)
-  }
-
-  /// ``give(at:as:slot:to:)``, which also clears `ascii` when `checks` is true and the column
-  /// holds text beyond ASCII, found from the bytes the text is read from (see
-  /// ``SQLiteStore/loadRow(_:into:checkingASCII:)``).
+  /// NULL is nil for an optional attribute. For a `required` (non-optional) one it is NaN when
+  /// the attribute is floating-point (what earlier versions of the store wrote for NaN, which
+  /// SQLite keeps as NULL), and no value of any other type.
+  ///
+  /// - Returns: False for a value the attribute cannot take (nothing given then).
   @inline(__always)
   func give<Target: RowTarget>(
     at column: Int, as conversion: ColumnValue.Conversion, slot: Int, to target: Target,
-    checkingASCII checks: Bool, _ ascii: inout Bool
+    required: Bool, checkingASCII checks: Bool, _ ascii: inout Bool
   ) -> Bool {
     let handle = statement.handle
     let index = Int32(column)
@@ -133,6 +128,11 @@ extension SQLiteStatement.Row {
     default:
       if checks && !isASCIIText(at: column) { ascii = false }
       guard let stored = stored(at: column, as: conversion) else { return false }
+      guard stored != nil || !required else {
+        guard conversion == .double else { return false }
+        target.double(.nan, at: slot)
+        return true
+      }
       target.attribute(stored, at: slot)
     }
     return true
@@ -168,7 +168,9 @@ extension SQLiteStatement.Row {
     case (.double, SQLITE_INTEGER): stored = .double(Double(sqlite3_column_int64(handle, index)))
     case (.url, SQLITE_TEXT): stored = URL(string: text(at: index)).map(StoredValue.url)
     case (.decimal, SQLITE_TEXT):
-      stored = Decimal(string: text(at: index), locale: nil).map(StoredValue.decimal)
+      let text = text(at: index)
+      // `NaN`: what earlier versions wrote for `Decimal.nan`, which `Decimal(string:)` refuses.
+      stored = (text == "NaN" ? .nan : Decimal(string: text, locale: nil)).map(StoredValue.decimal)
     case (.decimal, SQLITE_INTEGER):
       stored = .decimal(Decimal(sqlite3_column_int64(handle, index)))
     case (.bool, SQLITE_INTEGER): stored = .bool(sqlite3_column_int64(handle, index) != 0)

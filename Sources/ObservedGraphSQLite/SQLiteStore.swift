@@ -402,7 +402,7 @@ public final class SQLiteStore: PersistentStore {
         guard
           row.give(
             at: column.position, as: conversion, slot: column.slot, to: target,
-            checkingASCII: positions & bit != 0, &ascii)
+            required: column.required, checkingASCII: positions & bit != 0, &ascii)
         else {
           throw mismatch(key, layout, column, row.value(at: column.position))
         }
@@ -433,6 +433,12 @@ public final class SQLiteStore: PersistentStore {
     let id = ObjectID(storeIdentifier: identifier, entityName: layout.entity.name, key: key)
     let name = layout.entity.propertyNames[column.slot]
     let type = layout.types[column.index].map { "\($0)" } ?? "?"
+    guard value != .null else {
+      return ObjectGraphError(
+        .missingValue, entity: id.entityName, key: name, value: "NULL",
+        reason: "the file \(url.path) holds NULL in column \(layout.names[column.index]) of "
+          + "\(id), but '\(name)' is a non-optional \(type) (another program wrote the row)")
+    }
     return ObjectGraphError(
       .wrongType, entity: id.entityName, key: name, value: "\(value)",
       reason: "the file \(url.path) holds \(value) in column \(layout.names[column.index]) of "
@@ -623,7 +629,10 @@ public final class SQLiteStore: PersistentStore {
   ///   already holds or reserved for another store on it (this store gave the key out past its
   ///   block of keys, see ``Options/keyBlockSize``);
   ///   `ObjectGraphError.Kind.objectNotFound` for an updated object whose row the file no longer
-  ///   holds (deleted since it was loaded: Core Data's optimistic locking failure). The
+  ///   holds (deleted since it was loaded: Core Data's optimistic locking failure);
+  ///   `ObjectGraphError.Kind.invalidValue` for NaN, which SQLite would keep as NULL;
+  ///   `ObjectGraphError.Kind.tooLong` for a string or data value, or a whole row, longer than
+  ///   SQLite takes (`SQLITE_LIMIT_LENGTH`), naming the entity and the key. The
   ///   transaction is rolled back: the file is as it was.
   /// - Complexity: O(*n*) statements in the number of changed objects and relationship changes,
   ///   in one transaction.
@@ -692,12 +701,13 @@ public final class SQLiteStore: PersistentStore {
     let layout = layouts[object.id.entityName]!
     var arguments: [SQLiteValue] = [.integer(object.id.key), .integer(layout.entityID)]
     for column in layout.columns {
-      arguments.append(value(of: column, in: object))
+      arguments.append(try value(of: column, in: object, layout))
     }
     do {
       try connection.statement(layout.insert).run(arguments)
     } catch {
       // `catch … where` on a typed error crashes the compiler (Swift 6.3.1): tested inside.
+      if error.code == SQLITE_TOOBIG { throw tooBig(object, layout) }
       guard error.code == SQLITE_CONSTRAINT | 6 << 8 else { throw error }  // _PRIMARYKEY
       // Another store on the file (another process) saved an object with this key first.
       throw ObjectGraphError(
@@ -726,8 +736,13 @@ public final class SQLiteStore: PersistentStore {
       + changed.map { "\(SQLiteSchema.quoted(layout.names[$0.index])) = ?" }
       .joined(separator: ", ")
       + " WHERE \"og_pk\" = ?"
-    try connection.statement(sql).run(
-      changed.map { value(of: $0, in: object) } + [.integer(object.id.key)])
+    do {
+      try connection.statement(sql).run(
+        try changed.map { try value(of: $0, in: object, layout) } + [.integer(object.id.key)])
+    } catch let error as SQLiteError {
+      if error.code == SQLITE_TOOBIG { throw tooBig(object, layout) }
+      throw error
+    }
     // No row changed: the row is gone (another context, store or program deleted it after this
     // object was loaded). Read from the connection, no statement runs.
     if connection.changes == 0 { throw missingRow(object.id) }
@@ -743,14 +758,69 @@ public final class SQLiteStore: PersistentStore {
   }
 
   /// A column's value for an object.
-  private func value(of column: EntityLayout.Column, in object: StoredObject) -> SQLiteValue {
+  ///
+  /// - Throws: `ObjectGraphError.Kind.invalidValue` for NaN, which SQLite would keep as NULL
+  ///   (a context refuses it before it saves); `ObjectGraphError.Kind.tooLong` for a string or
+  ///   data longer than the connection's ``SQLiteConnection/lengthLimit``.
+  private func value(
+    of column: EntityLayout.Column, in object: StoredObject, _ layout: EntityLayout
+  ) throws -> SQLiteValue {
     switch (column.kind, object.properties[column.slot]) {
-    case (.attribute, .attribute(let value)): ColumnValue.sqlite(value)
-    case (.toOne, .toOne(let id?)): .integer(id.key)
+    case (.attribute, .attribute(let value)):
+      let sqlite = ColumnValue.sqlite(value)
+      switch (value, sqlite) {
+      case (let value?, _) where ColumnValue.isNaN(value):
+        let key = layout.entity.propertyNames[column.slot]
+        throw ObjectGraphError(
+          .invalidValue, entity: object.id.entityName, key: key, value: "\(value)",
+          reason: "\(object.id).\(key) is NaN (not a number), which SQLite would keep as NULL; "
+            + "the save wrote nothing")
+      case (_, .text(let text)) where text.utf8.count > connection.lengthLimit:
+        throw tooLong(object, layout, slot: column.slot, bytes: text.utf8.count)
+      case (_, .blob(let bytes)) where bytes.count > connection.lengthLimit:
+        throw tooLong(object, layout, slot: column.slot, bytes: bytes.count)
+      default:
+        return sqlite
+      }
+    case (.toOne, .toOne(let id?)): return .integer(id.key)
     case (.toOneEntity, .toOne(let id?)):
-      schema.entityIDs[id.entityName].map { .integer(Int64($0)) } ?? .null
-    default: .null
+      return schema.entityIDs[id.entityName].map { .integer(Int64($0)) } ?? .null
+    default: return .null
     }
+  }
+
+  /// The error of a string or data value longer than SQLite takes.
+  private func tooLong(_ object: StoredObject, _ layout: EntityLayout, slot: Int, bytes: Int)
+    -> ObjectGraphError
+  {
+    let key = layout.entity.propertyNames[slot]
+    return ObjectGraphError(
+      .tooLong, entity: object.id.entityName, key: key, value: "\(bytes) bytes",
+      reason: "\(object.id).\(key) holds \(bytes) bytes, more than SQLite's limit of "
+        + "\(connection.lengthLimit) bytes for a value (SQLITE_LIMIT_LENGTH); the save wrote "
+        + "nothing")
+  }
+
+  /// The error of a row whose values together are longer than SQLite takes, each within the
+  /// limit: names the longest string or data value among them.
+  private func tooBig(_ object: StoredObject, _ layout: EntityLayout) -> ObjectGraphError {
+    var longest = (slot: 0, bytes: -1)
+    for column in layout.columns {
+      guard case .attribute(.some(let value)) = object.properties[column.slot] else { continue }
+      let bytes =
+        switch value {
+        case .string(let text): text.utf8.count
+        case .data(let data): data.count
+        default: 0
+        }
+      if bytes > longest.bytes { longest = (column.slot, bytes) }
+    }
+    let key = layout.entity.propertyNames[longest.slot]
+    return ObjectGraphError(
+      .tooLong, entity: object.id.entityName, key: key, value: "\(longest.bytes) bytes",
+      reason: "the row of \(object.id) is longer than SQLite's limit of "
+        + "\(connection.lengthLimit) bytes (SQLITE_LIMIT_LENGTH); its longest value is "
+        + "\(key), \(longest.bytes) bytes; the save wrote nothing")
   }
 
   /// Writes what a to-many relationship's members need beyond their own rows: positions in an

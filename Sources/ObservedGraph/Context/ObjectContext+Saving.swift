@@ -1,3 +1,5 @@
+import Foundation
+
 /// Validation, saving and resetting.
 extension ObjectContext {
   /// Posts pending changes (``processPendingChanges()``), then validates and commits every change:
@@ -15,8 +17,10 @@ extension ObjectContext {
   /// #expect(!book.isInserted)
   /// ```
   /// - Throws: The validation error of the one invalid object, or ``ObjectGraphError/Kind/multipleErrors``
-  ///   listing all of them; or what the store throws. Nothing is committed when it throws: the
-  ///   context and the store are as they were.
+  ///   listing all of them — among them ``ObjectGraphError/Kind/invalidValue`` for NaN in a
+  ///   saved `Double`, `Float`, `Decimal` or `Date` attribute, which no store keeps exactly,
+  ///   whatever the objects' validation methods do; or what the store throws. Nothing is
+  ///   committed when it throws: the context and the store are as they were.
   /// - Complexity: O(*n*) in the changed objects and their properties (validation, the store's
   ///   changes and the commit), plus the store's cost of writing them.
   public func save() throws {
@@ -64,6 +68,13 @@ extension ObjectContext {
         }
       } catch let error as ObjectGraphError {
         errors += error.kind == .multipleErrors ? error.underlying : [error]
+      }
+      // Whatever the validation overrides do: a value no store keeps exactly is never written.
+      if !object.isDeletedFlag {
+        errors +=
+          object.isInsertedFlag
+          ? object.unstorableValues(object.entity.nanCapableSlots)
+          : object.unstorableValues(object.changes.changedSlots)
       }
     }
     if let error = ObjectGraphError.combining(errors) { throw error }
@@ -175,6 +186,36 @@ extension ManagedObject {
       }
     }
     if let error = ObjectGraphError.combining(errors) { throw error }
+  }
+
+  /// The errors of the values among `slots` that no store keeps exactly: NaN in a `Double`,
+  /// `Float`, `Decimal` or `Date` attribute that is saved (not transient). SQLite keeps a NaN
+  /// as NULL, which would load as nil or not at all; a save refuses it instead.
+  func unstorableValues(_ slots: [Int]) -> [ObjectGraphError] {
+    var errors: [ObjectGraphError] = []
+    for slot in slots {
+      let property = entity.properties[slot]
+      guard property.mayHoldNaN, let value = read(slot, tracking: false), Self.isNaN(value)
+      else { continue }
+      errors.append(
+        ObjectGraphError(
+          .invalidValue, entity: entity.name, key: property.name,
+          value: ObjectGraphError.describe(value),
+          reason: "\(objectID).\(property.name) is NaN (not a number), which a store cannot keep: "
+            + "SQLite would keep it as NULL; the save wrote nothing"))
+    }
+    return errors
+  }
+
+  /// Whether a held value is NaN: a `Double`, `Float`, `Decimal` or `Date` (by its interval).
+  private static func isNaN(_ value: Any) -> Bool {
+    switch value {
+    case let number as Double: number.isNaN
+    case let number as Float: number.isNaN
+    case let number as Decimal: number.isNaN
+    case let date as Date: date.timeIntervalSinceReferenceDate.isNaN
+    default: false
+    }
   }
 
   private func missing(_ property: Property) -> ObjectGraphError {

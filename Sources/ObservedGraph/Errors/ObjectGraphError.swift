@@ -24,7 +24,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       case objectNotFound, otherStore, storeClosed, duplicateObject
       case deleteDenied, missingValue, tooFewObjects, tooManyObjects, multipleErrors
       case invalidRule, valueTooSmall, valueTooLarge, tooShort, tooLong, patternMismatch
-      case invalidPredicate
+      case invalidPredicate, invalidValue
       case duplicateTemplate, unknownTemplate, missingVariable
     }
     let code: Code
@@ -116,7 +116,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
     guard let value else { return "nil" }
     if let object = value as? ManagedObject { return object.objectID.description }
     if let text = value as? String { return "\"\(shorten(text))\" (String)" }
-    return "\(shorten(String(describing: value))) (\(type(of: value)))"
+    return "\(shorten(ValueText.of(value))) (\(type(of: value)))"
   }
 }
 
@@ -209,6 +209,10 @@ extension ObjectGraphError.Kind {
   /// without a collection, or a `MATCHES` pattern that is not a regular expression (see
   /// ``FetchPredicate``).
   public static let invalidPredicate = Self(code: .invalidPredicate)
+  /// A value that no store can keep exactly: NaN (not a number) in a `Double`, `Float`,
+  /// `Decimal` or `Date` attribute, refused by ``ObjectContext/save()``. NaN is a value like any
+  /// other in memory; SQLite would keep it as NULL, so a save writes nothing instead.
+  public static let invalidValue = Self(code: .invalidValue)
   /// Two fetch request templates of a model have the same name (see ``FetchRequestTemplate``).
   public static let duplicateTemplate = Self(code: .duplicateTemplate)
   /// The model has no fetch request template with the given name.

@@ -135,7 +135,13 @@ public struct FetchSort: Hashable, Sendable, Codable, CustomStringConvertible {
     }
     switch (a, b) {
     case (.string(let x), .string(let y)): return comparison.compare(x, y)
-    case (.date(let x), .date(let y)): return FetchArithmetic.order(x, y)
+    case (.date(let x), .date(let y)):
+      // A date whose interval is NaN after every other, as NaN after every number.
+      let (a, b) = (x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
+      guard !a.isNaN, !b.isNaN else {
+        return FetchArithmetic.order(a.isNaN ? 1 : 0, b.isNaN ? 1 : 0)
+      }
+      return FetchArithmetic.order(a, b)
     case (.bool(let x), .bool(let y)): return FetchArithmetic.order(x ? 1 : 0, y ? 1 : 0)
     case (.uuid(let x), .uuid(let y)):
       return bytes(of: x).lexicographicallyPrecedes(bytes(of: y))

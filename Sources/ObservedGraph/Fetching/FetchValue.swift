@@ -293,7 +293,9 @@ enum FetchArithmetic {
     switch (a, b) {
     case (.string(let x), .string(let y)): return order(fold(x, options), fold(y, options))
     case (.date(let x), .date(let y)):
-      return order(x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
+      // A date whose interval is NaN orders with nothing, as NaN does.
+      let (a, b) = (x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
+      return a.isNaN || b.isNaN ? nil : order(a, b)
     default:
       guard let x = Number(a), let y = Number(b) else { return nil }
       return compare(x, y)

@@ -59,6 +59,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   var deletesQuietly = false
   /// The attributes of ``properties``, in order.
   var attributeProperties: [Property] = []
+  /// The slots of the saved attributes whose type has a NaN (`Property.mayHoldNaN`): what a save
+  /// checks of an inserted object.
+  var nanCapableSlots: [Int] = []
   /// A fresh object's storage (the slots that do not live in typed fields): defaults for
   /// attributes, nil for relationships.
   /// Read by every new object and written only while the model is built: no dynamic exclusivity

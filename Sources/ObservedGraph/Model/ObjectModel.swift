@@ -327,6 +327,7 @@ extension ObjectModel {
       $0.deleteRule == .cascade
     }
     entity.attributeProperties = properties.filter { !$0.isRelationship }
+    entity.nanCapableSlots = properties.filter(\.mayHoldNaN).map(\.slot)
   }
 
   static func heldDefault(of attribute: AttributeDescription, in entity: EntityDescription) throws

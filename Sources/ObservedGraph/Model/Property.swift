@@ -27,6 +27,9 @@ final class Property: @unchecked Sendable {
   let attributeFromStored: (@Sendable (StoredValue) -> (any Sendable)?)?
   /// Whether an attribute accepts nil.
   let isOptionalAttribute: Bool
+  /// Whether the attribute is saved (not transient) and of a type that has a NaN: `Double`,
+  /// `Float`, `Decimal`, `Date` (see `ManagedObject.unstorableValues(_:)`).
+  let mayHoldNaN: Bool
   /// The attribute type's exact-type test, kept apart so key-value coding's common case copies one
   /// closure, not the whole type (benchmark row "KVC set by string key").
   let attributeAccepts: (@Sendable (Any) -> Bool)?
@@ -39,6 +42,8 @@ final class Property: @unchecked Sendable {
     self.attributeType = attribute.type
     self.attributeFromStored = attribute.type.fromStored
     self.isOptionalAttribute = attribute.isOptional
+    self.mayHoldNaN =
+      !attribute.isTransient && [.float, .double, .decimal, .date].contains(attribute.type.kind)
     self.attributeAccepts = attribute.type.accepts
     self.relationship = nil
     self.deleteRule = .nullify
@@ -55,6 +60,7 @@ final class Property: @unchecked Sendable {
     self.attributeType = nil
     self.attributeFromStored = nil
     self.isOptionalAttribute = false
+    self.mayHoldNaN = false
     self.attributeAccepts = nil
     self.relationship = relationship
     self.deleteRule = relationship.deleteRule
@@ -99,6 +105,16 @@ final class Property: @unchecked Sendable {
     guard let stored else { return .some(nil) }
     guard let fromStored = attributeFromStored, let held = fromStored(stored) else { return nil }
     return .some(held)
+  }
+
+  /// What a non-optional attribute holds when a store gives nil for it: NaN for a `Double` or a
+  /// `Float` (SQLite keeps NaN as NULL), the default for any other type.
+  var heldValueForNull: Any? {
+    switch attributeType?.kind {
+    case .double?: Double.nan
+    case .float?: Float.nan
+    default: heldDefault
+    }
   }
 
   /// A held value (an attribute's value, an object, or a list of objects) as a value.

@@ -9,7 +9,8 @@ import Foundation
 /// ```
 ///
 /// Dates are seconds since 2001-01-01 (`timeIntervalSinceReferenceDate`), decimals their exact
-/// text (`NaN` for `Decimal.nan`), data base 64; doubles that JSON cannot write (`nan`, `inf`, `-inf`) are written as text.
+/// text (`NaN` for `Decimal.nan`), data base 64; doubles and date intervals that JSON cannot
+/// write (`nan`, `inf`, `-inf`) are written as text: `{"date": "inf"}`.
 /// Every value decodes to an equal value.
 extension StoredValue: Codable {
   private enum CodingKeys: String, CodingKey {
@@ -27,16 +28,12 @@ extension StoredValue: Codable {
     var container = encoder.container(keyedBy: CodingKeys.self)
     switch self {
     case .integer(let value): try container.encode(value, forKey: .integer)
-    case .double(let value):
-      if value.isFinite {
-        try container.encode(value, forKey: .double)
-      } else {
-        try container.encode(value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf"), forKey: .double)
-      }
+    case .double(let value): try Self.encode(value, forKey: .double, in: &container)
     case .decimal(let value): try container.encode(value.description, forKey: .decimal)
     case .string(let value): try container.encode(value, forKey: .string)
     case .bool(let value): try container.encode(value, forKey: .bool)
-    case .date(let value): try container.encode(value.timeIntervalSinceReferenceDate, forKey: .date)
+    case .date(let value):
+      try Self.encode(value.timeIntervalSinceReferenceDate, forKey: .date, in: &container)
     case .data(let value): try container.encode(value.base64EncodedString(), forKey: .data)
     case .uuid(let value): try container.encode(value.uuidString, forKey: .uuid)
     case .url(let value): try container.encode(value.absoluteString, forKey: .url)
@@ -65,18 +62,7 @@ extension StoredValue: Codable {
     }
     switch key {
     case .integer: self = .integer(try container.decode(Int64.self, forKey: key))
-    case .double:
-      if let number = try? container.decode(Double.self, forKey: key) {
-        self = .double(number)
-      } else {
-        let text = try container.decode(String.self, forKey: key)
-        switch text {
-        case "nan": self = .double(.nan)
-        case "inf": self = .double(.infinity)
-        case "-inf": self = .double(-.infinity)
-        default: throw corrupt(text)
-        }
-      }
+    case .double: self = .double(try Self.decodeNumber(forKey: key, in: container))
     case .decimal:
       let text = try container.decode(String.self, forKey: key)
       if text == "NaN" {  // what `Decimal.nan.description` writes; `Decimal(string:)` refuses it
@@ -94,7 +80,7 @@ extension StoredValue: Codable {
     case .bool: self = .bool(try container.decode(Bool.self, forKey: key))
     case .date:
       self = .date(
-        Date(timeIntervalSinceReferenceDate: try container.decode(Double.self, forKey: key)))
+        Date(timeIntervalSinceReferenceDate: try Self.decodeNumber(forKey: key, in: container)))
     case .data:
       let text = try container.decode(String.self, forKey: key)
       guard let value = Data(base64Encoded: text) else { throw corrupt(text) }
@@ -107,6 +93,33 @@ extension StoredValue: Codable {
       let text = try container.decode(String.self, forKey: key)
       guard let value = URL(string: text) else { throw corrupt(text) }
       self = .url(value)
+    }
+  }
+
+  /// Writes a double, or the text `nan`, `inf` or `-inf` for one JSON cannot write.
+  private static func encode(
+    _ number: Double, forKey key: CodingKeys, in container: inout KeyedEncodingContainer<CodingKeys>
+  ) throws {
+    if number.isFinite {
+      try container.encode(number, forKey: key)
+    } else {
+      try container.encode(number.isNaN ? "nan" : (number < 0 ? "-inf" : "inf"), forKey: key)
+    }
+  }
+
+  /// Reads a double written by ``encode(_:forKey:in:)``.
+  private static func decodeNumber(
+    forKey key: CodingKeys, in container: KeyedDecodingContainer<CodingKeys>
+  ) throws -> Double {
+    if let number = try? container.decode(Double.self, forKey: key) { return number }
+    let text = try container.decode(String.self, forKey: key)
+    switch text {
+    case "nan": return .nan
+    case "inf": return .infinity
+    case "-inf": return -.infinity
+    default:
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: container, debugDescription: "'\(text)' is not a valid \(key.rawValue)")
     }
   }
 

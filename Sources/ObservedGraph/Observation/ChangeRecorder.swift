@@ -176,7 +176,7 @@ public final class ChangeRecorder {
       if let optional = value as? any OptionalBox {
         return render(optional.unboxed)
       }
-      return "\(value)"
+      return ValueText.of(value)
     }
   }
 }

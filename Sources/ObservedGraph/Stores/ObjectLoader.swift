@@ -207,7 +207,10 @@ public final class ObjectLoader {
   /// Gives an attribute's value of the current row.
   ///
   /// A value that is not of the attribute's type leaves the attribute at its default; stores
-  /// check values against the model's types and throw before they get here.
+  /// check values against the model's types and throw before they get here. nil for a
+  /// non-optional attribute is NaN for a `Double` or `Float` (SQLite keeps NaN as NULL) and
+  /// leaves any other at its default; a store throws ``ObjectGraphError/Kind/missingValue``
+  /// for it instead, as the SQLite store does.
   ///
   /// ```swift
   /// loader.setAttribute(.string("Dune"), at: titleIndex)
@@ -222,6 +225,9 @@ public final class ObjectLoader {
     current._withUnsafeGuaranteedRef { object in
       if let value, let field = slot.field, field.storeStored(value, in: object) { return }
       let property = slot.property
+      guard value != nil || property.isOptionalAttribute else {
+        return object.fill(property.heldValueForNull, at: index)
+      }
       object.fill(property.heldValue(of: value) ?? property.heldDefault, at: index)
     }
   }
