@@ -11,8 +11,10 @@ extension ObjectContext {
   /// ```swift
   /// try context.delete(category)   // its books cascade, their pages cascade
   /// ```
-  /// Deleting a deleted object does nothing. A deleted object stays in the context, marked
-  /// ``ManagedObject/isDeleted``, until the next save takes it out.
+  /// Deleting a deleted object does nothing, and so does deleting an object whose delete is
+  /// under way (an observer of the delete's changes deletes it again): that delete finishes it.
+  /// A deleted object stays in the context, marked ``ManagedObject/isDeleted``, until the next
+  /// save takes it out.
   ///
   /// - Parameter object: An object of this context.
   /// - Throws: ``ObjectGraphError/Kind/deleteDenied`` naming the object, relationship and a
@@ -23,6 +25,7 @@ extension ObjectContext {
   /// - Complexity: O(objects reached × their relationships).
   public func delete(_ object: ManagedObject) throws {
     if object.lifecycle == .registered && object.link === link && object.isDeletedFlag { return }
+    if deletesUnderWay.contains(ObjectIdentifier(object)) { return }
     try checkUsable(object)
     // The delete rules read the object's relationships: a fault is loaded here, where a failure
     // can be thrown, rather than by those reads, which cannot throw.
@@ -34,7 +37,11 @@ extension ObjectContext {
     try checkDenyRules(doomed)
     for victim in doomed { victim.prepareForDeletion() }
     if deleteQuietly(doomed, shapesAreQuiet: shapesAreQuiet) { return }
-    for victim in doomed where victim.isLive { perform(.deleteObject(victim)) }
+    for victim in doomed where victim.isLive {
+      deletesUnderWay.append(ObjectIdentifier(victim))
+      perform(.deleteObject(victim))
+      deletesUnderWay.removeLast()
+    }
   }
 
   /// The object and everything its cascade rules reach, each once, in visiting order, and

@@ -63,6 +63,9 @@ public final class ObjectContext {
   var fetchedResults: [Int64: [String: [ManagedObject]]] = [:]
   /// How many ``performAction(_:_:)`` bodies are running: an action inside another joins it.
   var actionDepth = 0
+  /// The objects whose delete is taking its path (innermost last): deleting one of them again,
+  /// from an observer of its delete's changes, does nothing (see ``delete(_:)``).
+  var deletesUnderWay: [ObjectIdentifier] = []
   /// Open manual will/did brackets.
   @exclusivity(unchecked) var brackets = BracketTable()
   /// The class and entity of the last typed insert (see `entity(for:)`).
