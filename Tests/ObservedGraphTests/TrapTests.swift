@@ -121,6 +121,9 @@ struct Trap: Sendable, CustomTestStringConvertible {
     Trap(name: "a store's value at an index past the entity's", message: "index 99"),
     Trap(name: "an undo step without apply", message: "implements neither apply()"),
     Trap(name: "grow an undo step by negative bytes", message: "-8 bytes"),
+    Trap(
+      name: "reset from an observer while undo replays",
+      message: #"reset() during undo of "Rename"; call it after undo() returns"#),
   ]
 
   /// Commits the misuse `name`; returns only if it did not stop the program.
@@ -231,6 +234,14 @@ struct Trap: Sendable, CustomTestStringConvertible {
       if let mark = log.registerGrowable(EmptyUndoStep()) {
         _ = log.growNewestStep(by: -8, at: mark)
       }
+    case "reset from an observer while undo replays":
+      let s = BookStore.scenario()
+      s.context.undoLog = UndoLog()
+      s.context.processPendingChanges()
+      s.context.performAction("Rename") { s.books[0].title = "Renamed" }
+      let token = s.books[0].observe(\.title) { book, _ in book.context?.reset() }
+      try? s.context.undoLog?.undo()
+      _ = token
     default:
       Issue.record("no misuse named \(name)")
     }

@@ -111,8 +111,19 @@ extension ObjectContext {
   /// context.reset()
   /// #expect(context.registeredObjects.isEmpty)
   /// ```
+  /// - Precondition: The context's undo log is not undoing or redoing: an observer of a change
+  ///   that undo or redo replays cannot reset the context under it (the program stops with a
+  ///   message that says so). Reset after `undo()` or `redo()` returns.
   /// - Complexity: O(*n*) in the registered objects.
   public func reset() {
+    if let log = recorder.log, log.isUndoing || log.isRedoing {
+      let name = log.undoActionName
+      let replay = log.isUndoing ? "undo" : "redo"
+      preconditionFailure(
+        "ObservedGraph: reset() during \(replay) of "
+          + (name.isEmpty ? "an unnamed group" : "\"\(name)\"")
+          + "; call it after \(replay)() returns")
+    }
     generation &+= 1
     link.voidQuietBits()
     registry.invalidateAll()
