@@ -154,9 +154,12 @@ extension ObjectContext {
       try withLoader { loader in
         try store.loadObjects([id] + others.map(\.objectID), into: loader)
       }
-      guard object.marks & ManagedObject.prefilledMark != 0 else { throw notFound(id) }
+      // Settling the load's owners may have read the object, which completed its fulfilment.
+      guard object.marks & ManagedObject.prefilledMark != 0 || !object.isFaultFlag else {
+        throw notFound(id)
+      }
     }
-    object.completeFulfilment()
+    if object.isFaultFlag { object.completeFulfilment() }
   }
 
   /// Loads a to-many fault: the members' rows in one query, their faults prefilled. Nothing is
@@ -165,7 +168,17 @@ extension ObjectContext {
     guard let store else { throw notFound(object.objectID) }
     try withLoader { loader in
       try store.loadMembers(of: object.objectID, relationship: property.name, into: loader)
-      putMembers(loader.objects, in: object, property)
+      var members = loader.objects
+      // A member whose values were in memory keeps them: when its to-one names another owner
+      // (another store moved it since it was loaded, or it moved here), it is not a member.
+      if let inverse = property.inverse, inverse.isToOne, !loader.inMemory.isEmpty {
+        let leaving = Set(
+          loader.inMemory.filter { members[$0].toOneKey(inverse) != object.objectKey })
+        if !leaving.isEmpty {
+          members = members.indices.filter { !leaving.contains($0) }.map { members[$0] }
+        }
+      }
+      putMembers(members, in: object, property)
     }
     return object.collection(property)
   }
@@ -180,22 +193,29 @@ extension ObjectContext {
     } else {
       loader = ObjectLoader(context: self)
     }
-    defer {
-      loader.reset()
-      idleLoader = loader
-    }
+    let result: T
+    var checks: [ObjectLoader.OwnerCheck] = []
     do {
-      let result = try body(loader)
-      if let conflict = loadConflict {
-        loadConflict = nil
-        throw keyConflict(conflict)
+      defer {
+        checks = loader.ownerChecks
+        loader.reset()
+        idleLoader = loader
       }
-      return result
-    } catch {
-      loadConflict = nil
-      loader.abandon()
-      throw error
+      do {
+        result = try body(loader)
+        if let conflict = loadConflict {
+          loadConflict = nil
+          throw keyConflict(conflict)
+        }
+      } catch {
+        loadConflict = nil
+        loader.abandon()
+        throw error
+      }
     }
+    // After the loader is idle again: telling observers may load more.
+    if !checks.isEmpty { settleLoadedOwners(checks) }
+    return result
   }
 
   /// The error of a load that met a row holding the key of an object inserted in this context.

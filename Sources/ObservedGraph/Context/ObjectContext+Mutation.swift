@@ -66,7 +66,16 @@ extension ObjectContext {
   /// Takes a change through every phase with a plan, for a caller that tried the quiet cases of
   /// ``perform(_:)`` itself.
   func performPlanned(_ request: Request) {
-    run(makePlan(request, replanning: false)) { _ in makePlan(request, replanning: true) }
+    var planned = generation
+    var plan = makePlan(request, replanning: false)
+    // Planning may load a fault whose load tells a loaded to-many that the store moved an
+    // object (see `settleLoadedOwners(_:)`): the graph changed under the plan, so it is made
+    // again (a second pass finds the objects loaded).
+    for _ in 0..<4 where generation != planned {
+      planned = generation
+      plan = makePlan(request, replanning: true)
+    }
+    run(plan) { _ in makePlan(request, replanning: true) }
   }
 
   /// Takes an attribute set through every phase: a plan of one edit, held in place.

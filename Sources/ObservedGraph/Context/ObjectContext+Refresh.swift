@@ -141,11 +141,17 @@ extension ObjectContext {
     checkInvariantsFully()
   }
 
-  /// Puts every slot back to its default: the values' memory is released.
+  /// Puts every slot back to its default: the values' memory is released. A to-one whose
+  /// inverse is a to-many keeps its object's key, so that the next load can tell the other side
+  /// if the object moved meanwhile (see `ObjectContext.settleLoadedOwners(_:)`).
   private func dropValues(of object: ManagedObject) {
     generation &+= 1
     for property in object.entity.properties {
-      object.fill(property.isRelationship ? nil : property.heldDefault, at: property.slot)
+      if property.isToOne, property.inverse?.isToMany == true {
+        object.keepToOneKey(object.toOneKey(property), property)
+      } else {
+        object.fill(property.isRelationship ? nil : property.heldDefault, at: property.slot)
+      }
     }
   }
 

@@ -372,6 +372,17 @@ enum RelationshipFields {
     return targetAddress(in: base, at: offset).pointee
   }
 
+  /// The key of the object a to-one's field names — the key a load left, or the related
+  /// object's — without making the object; nil for none.
+  static func heldKey(in object: ManagedObject, at offset: Int, keyOffset: Int) -> Int64? {
+    let base = Unmanaged.passUnretained(object)
+    let key = keyAddress(in: base, at: keyOffset).pointee
+    if key > 0 { return key }
+    return targetAddress(in: base, at: offset).pointee.map {
+      unsafeDowncast($0, to: ManagedObject.self).objectKey
+    }
+  }
+
   /// Whether the field holds a to-one's key that a load left, its object not made yet.
   static func holdsKey(in object: ManagedObject, keyOffset: Int) -> Bool {
     keyAddress(in: Unmanaged.passUnretained(object), at: keyOffset).pointee > 0

@@ -391,6 +391,50 @@ extension ManagedObject {
     return (access.offset, access.keyOffset)
   }
 
+  /// The key of the object a to-one slot names, read in place: neither a fault is fulfilled nor
+  /// an object a load named by its key made. Nil for none.
+  func toOneKey(_ property: Property) -> Int64? {
+    assert(property.isToOne)
+    if let (offset, keyOffset) = relationshipFieldOffsets(property) {
+      return RelationshipFields.heldKey(in: self, at: offset, keyOffset: keyOffset)
+    }
+    return storage.reference(at: entity.storageIndex[property.slot]).map {
+      unsafeDowncast($0, to: ManagedObject.self).objectKey
+    }
+  }
+
+  /// Keeps a to-one's object as its key, for an object whose values are dropped (a fault
+  /// again): its next load finds which object it named before. A slot of the slot array keeps
+  /// nothing.
+  func keepToOneKey(_ key: Int64?, _ property: Property) {
+    guard let key, let (offset, keyOffset) = relationshipFieldOffsets(property) else {
+      return fill(nil, at: property.slot)
+    }
+    RelationshipFields.storeKey(
+      key, in: Unmanaged.passUnretained(self), at: offset, keyOffset: keyOffset)
+  }
+
+  /// Whether a to-many's members may be in memory: it holds a collection that is not a to-many
+  /// fault, or the object is loaded and keeps it empty (no collection). Read in place, nothing
+  /// fulfilled or loaded.
+  func mayHoldLoadedMembers(_ property: Property) -> Bool {
+    guard let held = heldReference(property) else { return !isFaultFlag }
+    return held !== ObjectCollection.unloaded
+  }
+
+  /// A to-many slot's collection when its members are in memory, read in place without
+  /// fulfilling a fault: nil for none, for a to-many fault, and for members one of which left
+  /// memory.
+  func loadedCollection(_ property: Property) -> ObjectCollection? {
+    assert(property.isToMany)
+    guard let held = heldReference(property) else { return nil }
+    let collection = unsafeDowncast(held, to: ObjectCollection.self)
+    guard collection !== ObjectCollection.unloaded, collection.membersAreAlive() else {
+      return nil
+    }
+    return collection
+  }
+
   /// Whether a to-one slot holds the key a load gave, its object not made yet (see
   /// ``RelationshipFieldAccess``).
   func holdsLoadedKey(_ property: Property) -> Bool {

@@ -79,6 +79,20 @@ public final class ObjectLoader {
     (given: EntityDescription, own: EntityDescription?)?
   /// Whether the store's model is the context's: its entities are the context's then.
   private let sharesModel: Bool
+  /// The positions in `objects` of the objects whose values were in memory already: the rows
+  /// gave them nothing.
+  private(set) var inMemory: [Int] = []
+  /// The to-ones of loaded rows that may disagree with a loaded to-many on the other side: the
+  /// context settles them when the load ends (`ObjectContext.settleLoadedOwners(_:)`).
+  private(set) var ownerChecks: [OwnerCheck] = []
+
+  /// A loaded object's to-one that names an object whose to-many is in memory, or that named
+  /// another object before (`previous`, kept by a fault made again).
+  struct OwnerCheck {
+    let object: ManagedObject
+    unowned(unsafe) let property: Property
+    let previous: Int64?
+  }
 
   /// How one property takes a loaded value. The references are the entity's, which the model
   /// keeps alive: reading them retains nothing.
@@ -102,6 +116,9 @@ public final class ObjectLoader {
     /// destination, the entity a row's key must name to be kept so.
     let keyOffset: Int
     let keyDestination: ObjectIdentifier?
+    /// For a to-one whose inverse is a to-many: that to-many, which a loaded row's value may
+    /// disagree with (see ``OwnerCheck``).
+    unowned(unsafe) let ownerInverse: Property?
   }
 
   init(context: ObjectContext) {
@@ -150,6 +167,7 @@ public final class ObjectLoader {
       current = Unmanaged.passUnretained(object)
     }
     noteKey(key)
+    if !wanted { inMemory.append(objects.count) }
     // Last: the array takes the reference over (`objects` holds `current`'s object).
     objects.append(consume object)
     return wanted
@@ -314,17 +332,28 @@ public final class ObjectLoader {
     guard let current else { return }
     let slot = slot(index)
     guard slot.kind == .toOne else { return }
+    // The object it named before, which a fault made again keeps.
+    let previous =
+      slot.ownerInverse == nil
+      ? nil : current._withUnsafeGuaranteedRef { $0.toOneKey(slot.property) }
     // No closure around the store: a captured object is copied, not moved (a retain and a
     // release of the related object per row; benchmark row "fetch by a predicate").
     var related: ManagedObject? = nil
     if let key {
       switch relatedObject(entity, key: key, keepingKeyFor: slot.keyDestination) {
       case .key:
+        if let previous, previous != key { noteOwner(current, slot, previous: previous) }
         return RelationshipFields.storeKey(
           key, in: current, at: slot.offset, keyOffset: slot.keyOffset)
       case .object(let object):
         related = object
       }
+    }
+    if let inverse = slot.ownerInverse,
+      (previous != nil && previous != related?.objectKey)
+        || related?.mayHoldLoadedMembers(inverse) == true
+    {
+      noteOwner(current, slot, previous: previous)
     }
     if slot.toOneInField {
       RelationshipFields.storeObject(
@@ -332,6 +361,12 @@ public final class ObjectLoader {
     } else {
       current._withUnsafeGuaranteedRef { $0.fill(related, at: index) }
     }
+  }
+
+  /// Notes a loaded row's to-one for the context to settle when the load ends.
+  private func noteOwner(_ object: Unmanaged<ManagedObject>, _ slot: Slot, previous: Int64?) {
+    ownerChecks.append(
+      OwnerCheck(object: object.takeUnretainedValue(), property: slot.property, previous: previous))
   }
 
   /// What a to-one's key gives a row: the related object (nil for none), or the key itself, kept
@@ -452,6 +487,8 @@ public final class ObjectLoader {
   /// Empties the loader for the next load.
   func reset() {
     objects.removeAll(keepingCapacity: true)
+    ownerChecks.removeAll()
+    inMemory.removeAll()
     inKeyOrder = true
     lastKey = .min
     current = nil
@@ -488,7 +525,9 @@ public final class ObjectLoader {
         toOneInField: property.isToOne && field is RelationshipFieldAccess,
         keyOffset: (field as? RelationshipFieldAccess)?.keyOffset ?? 0,
         keyDestination: field is RelationshipFieldAccess && property.isToOne
-          ? property.destination.map(ObjectIdentifier.init) : nil)
+          ? property.destination.map(ObjectIdentifier.init) : nil,
+        ownerInverse: property.isToOne && property.inverse?.isToMany == true
+          ? property.inverse : nil)
     }
     slotsEntity = ObjectIdentifier(entity)
   }
