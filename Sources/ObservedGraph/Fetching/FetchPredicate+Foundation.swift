@@ -75,6 +75,9 @@ indirect enum FoundationPredicateNode {
   /// A key path from the tested object ("" for the object itself); `entity` is the entity of the
   /// object or objects it reaches, nil for an attribute.
   case path(String, entity: EntityDescription?, toMany: Bool)
+  /// `objectID` of the object at a key path ("" for the tested object) of `entity`: the object
+  /// itself, which only `==`, `!=` and membership in a list of identifiers compare.
+  case objectID(String, entity: EntityDescription)
   /// An expression with nothing more to read through, such as `books.@count`.
   case expression(FetchExpression)
   /// A Swift value.
@@ -129,6 +132,10 @@ struct FoundationPredicateConverter {
         + (detail.map { " (\($0))" } ?? "") + ", which a fetch predicate cannot express")
   }
 
+  /// What a fetch predicate can do with `objectID`, for errors.
+  static let objectIDUse =
+    "(an object identifier is compared whole, with == or !=, or found in a list with contains)"
+
   func invalid(_ reason: String, value: String? = nil) -> ObjectGraphError {
     ObjectGraphError(
       .invalidPredicate, entity: entity.name, value: value,
@@ -147,8 +154,8 @@ struct FoundationPredicateConverter {
 
   func expression(of node: FoundationPredicateNode) throws -> FetchExpression {
     switch node {
-    case .path("", _, _): return .evaluatedObject
-    case .path(let path, _, _): return .keyPath(path)
+    case .path("", _, _), .objectID("", _): return .evaluatedObject
+    case .path(let path, _, _), .objectID(let path, _): return .keyPath(path)
     case .expression(let expression): return expression
     case .constant(let value): return try constant(value)
     case .predicate, .optionalPredicate:
@@ -260,6 +267,9 @@ struct FoundationPredicateConverter {
       return op == .equal ? condition : .not(condition)
     }
     for side in [lhs, rhs] {
+      if case .objectID = side, ![.equal, .notEqual, .in].contains(op) {
+        throw invalid("objectID compared with \(op) \(Self.objectIDUse)", value: "objectID")
+      }
       if case .path(let path, _, true) = side {
         throw invalid(
           "the to-many relationship \(path) compared as a whole (use contains, allSatisfy, count "
@@ -349,6 +359,7 @@ struct FoundationPredicateConverter {
         "\(KeyPathNames.describe(keyPath)) on the to-many relationship \(path) (only count and "
           + "isEmpty are supported)", value: KeyPathNames.describe(keyPath))
     case .path(let path, let entity?, false):
+      if ObjectIDKeyPath.isObjectID(keyPath) { return .objectID(path, entity: entity) }
       let names = try KeyPathNames.names(of: keyPath, in: entity, singleStep: true)
       let name = names[0]
       let joined = path.isEmpty ? name : path + "." + name
@@ -368,6 +379,10 @@ struct FoundationPredicateConverter {
       throw invalid(
         "\(KeyPathNames.describe(keyPath)) on the attribute \(path) (only isEmpty of a string "
           + "is supported)", value: KeyPathNames.describe(keyPath))
+    case .objectID:
+      throw invalid(
+        "\(KeyPathNames.describe(keyPath)) read on objectID \(Self.objectIDUse)",
+        value: KeyPathNames.describe(keyPath))
     default:
       throw unsupported(
         source, "\(KeyPathNames.describe(keyPath)) read on an expression that is not a key path")
