@@ -150,6 +150,31 @@ struct RefusedObjectIDForm: Sendable, CustomTestStringConvertible {
   }
 }
 
+/// Where the home context of a fetch keeps its objects, and where the foreign identifiers come
+/// from: another context of the same kind.
+enum KanbanStoreKind: String, Sendable, CaseIterable {
+  case none, inMemory, sqlite
+
+  /// A context holding a saved board (for `none`, an unsaved one), and the board's identifiers.
+  func board(in folder: SQLiteConnectionTests.Folder, _ name: String) throws -> (
+    ObjectContext, KanbanBoard.IDs
+  ) {
+    let context: ObjectContext
+    switch self {
+    case .none: context = ObjectContext(model: KanbanBoard.model)
+    case .inMemory: context = PersistentContainer(model: KanbanBoard.model).viewContext
+    case .sqlite:
+      let url = folder.url.appendingPathComponent("\(name).sqlite")
+      context =
+        PersistentContainer(store: try SQLiteStore(url: url, model: KanbanBoard.model))
+        .viewContext
+    }
+    let ids = KanbanBoard.insert(into: context)
+    if self != .none { try context.save() }
+    return (context, ids)
+  }
+}
+
 @Suite("Object identifiers in #Predicate")
 struct ObjectIDPredicateTests {
   static let identity: [ObjectIDForm] = [
@@ -406,5 +431,48 @@ struct ObjectIDPredicateTests {
     #expect(error?.kind == .invalidPredicate && error?.entity == "KanbanCard")
     #expect(
       error?.reason.contains("objectID compared with <") == true, "\(String(describing: error))")
+  }
+
+  @Test(arguments: KanbanStoreKind.allCases)
+  func anIdentifierOfAnotherStoreThrowsAtFetch(_ kind: KanbanStoreKind) throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let (context, own) = try kind.board(in: folder, "home")
+    let (_, foreign) = try kind.board(in: folder, "elsewhere")
+    #expect(foreign["Test"].storeIdentifier != own["Test"].storeIdentifier)
+    let (test, todo, urgent) = (foreign["Test"], foreign["Todo"], foreign["urgent"])
+    let mixed = [own["Write"], foreign["Write"]]
+    let requests: [(key: String, value: ObjectID, request: FetchRequest<KanbanCard>)] = [
+      ("SELF", test, FetchRequest(predicate: #Predicate { $0.objectID == test })),
+      ("SELF", test, FetchRequest(predicate: #Predicate { $0.objectID != test })),
+      ("column", todo, FetchRequest(predicate: #Predicate { $0.column?.objectID == todo })),
+      (
+        "SELF", foreign["Write"],
+        FetchRequest(predicate: #Predicate { mixed.contains($0.objectID) })
+      ),
+      (
+        "tags", urgent,
+        FetchRequest(predicate: #Predicate { $0.tags.contains { $0.objectID == urgent } })
+      ),
+      (
+        "column", todo,
+        FetchRequest(predicate: #Predicate { $0.column == nil || $0.column?.objectID != todo })
+      ),
+      ("SELF", test, FetchRequest(matching: try FetchPredicate(format: "SELF == %@", test))),
+    ]
+    for (key, value, request) in requests {
+      for fetch in [{ _ = try context.fetch(request) }, { _ = try context.count(for: request) }] {
+        let error = #expect(throws: ObjectGraphError.self, "\(kind) \(key)") { try fetch() }
+        #expect(error?.kind == .otherStore, "\(kind) \(String(describing: error))")
+        #expect(error?.entity == "KanbanCard" && error?.key == key, "\(String(describing: error))")
+        #expect(error?.value == value.description, "\(String(describing: error))")
+      }
+    }
+    // The same predicates with the context's own identifiers fetch.
+    let ownTest = own["Test"]
+    #expect(
+      KanbanBoard.names(
+        try context.fetch(
+          FetchRequest<KanbanCard>(predicate: #Predicate { $0.objectID == ownTest })))
+        == ["Test"])
   }
 }
