@@ -460,7 +460,11 @@ struct ObjectIDPredicateTests {
       ("SELF", test, FetchRequest(matching: try FetchPredicate(format: "SELF == %@", test))),
     ]
     for (key, value, request) in requests {
-      for fetch in [{ _ = try context.fetch(request) }, { _ = try context.count(for: request) }] {
+      let fetches = [
+        { _ = try context.fetch(request) }, { _ = try context.count(for: request) },
+        { _ = try FetchedResults(context: context, request: request) },
+      ]
+      for fetch in fetches {
         let error = #expect(throws: ObjectGraphError.self, "\(kind) \(key)") { try fetch() }
         #expect(error?.kind == .otherStore, "\(kind) \(String(describing: error))")
         #expect(error?.entity == "KanbanCard" && error?.key == key, "\(String(describing: error))")
