@@ -17,9 +17,17 @@ extension FetchPredicate {
   /// | `$0.title.isEmpty` | `title == ""` |
   /// | `$0.books.contains { $0.price > 5 }`, `$0.books.allSatisfy { … }` | `ANY books.price > 5`, `ALL …` |
   /// | `$0.books.count`, `$0.books.isEmpty` | `books.@count`, `books.@count == 0` |
-  /// | `$0.books.contains(book)` | `books CONTAINS <book>` |
+  /// | `$0.objectID == id`, `$0.objectID != id` | `SELF == <id>`, `SELF != <id>` |
+  /// | `$0.category?.objectID == id`, `$0.category == nil` | `category == <id>`, `category == nil` |
+  /// | `ids.contains($0.objectID)` (an array or set of ``ObjectID``s) | `SELF IN {<id>, …}` |
+  /// | `$0.books.contains { $0.objectID == id }` | `ANY books == <id>` |
   /// | `[1, 2].contains($0.x)`, `(1...5).contains($0.x)`, `(1..<5).contains($0.x)` | `x IN {1, 2}`, `x BETWEEN {1, 5}`, `x >= 1 AND x < 5` |
   /// | `$0.title.localizedStandardContains("x")` (Apple platforms) | `title CONTAINS[cd] "x"` |
+  ///
+  /// A managed object is neither `Sendable` nor `Codable`, so a `#Predicate` cannot capture one
+  /// (`$0.category == fiction` does not compile): it captures the object's ``ObjectID`` instead,
+  /// and comparing identifiers compares the objects. `objectID` is recognised by its key path;
+  /// anything read from it (`$0.objectID.key`) throws, and so does a property returning it.
   ///
   /// A closure given to `contains(where:)` or `allSatisfy` must be one that distributes over the
   /// members: comparisons of a property of the member joined with `||` under `contains(where:)`,
@@ -37,14 +45,18 @@ extension FetchPredicate {
   /// let cheap = try FetchPredicate(
   ///   #Predicate<Book> { $0.price < limit && $0.category?.name == "Fiction" }, model: model)
   /// print(cheap)  // price < 12.0 AND category.name == "Fiction"
+  /// let fictionID = fiction.objectID
+  /// let inFiction = try FetchPredicate(
+  ///   #Predicate<Book> { $0.category?.objectID == fictionID }, model: model)
+  /// print(inFiction)  // category == CAST("og://…/BookCategory/1", "ObjectID")
   /// ```
   /// - Parameters:
   ///   - predicate: The predicate, whose input is a class of the model.
   ///   - model: The model holding the class's entity.
   /// - Throws: ``ObjectGraphError/Kind/unknownEntity`` when the model has no entity for the
   ///   class; ``ObjectGraphError/Kind/invalidPredicate`` naming the entity and the expression when
-  ///   the predicate uses something a fetch predicate cannot express, or a key path that is not a
-  ///   modelled property.
+  ///   the predicate uses something a fetch predicate cannot express, a key path that is not a
+  ///   modelled property, or `objectID` used other than whole.
   /// - Complexity: O(n) in the size of the predicate. Each key path is resolved once per process
   ///   (by reading it on a scratch object) and then taken from a cache.
   public init<Input: ManagedObject>(_ predicate: Predicate<Input>, model: ObjectModel) throws {
