@@ -12,14 +12,16 @@ import ObservedGraph
 ///   operator, compared by functions the store registers with SQLite, which call the library's
 ///   own comparisons (so `==` is Swift's canonical equivalence, and `[c]`, `[d]`, `LIKE`,
 ///   `MATCHES` mean what they mean in memory); UUIDs, data and URLs with `==` and `!=`;
-///   comparisons with nil; a to-one (or `SELF`) compared with an object;
+///   comparisons with nil; a to-one (or `SELF`) compared with an object or found in a list of
+///   objects (`SELF IN {…}`);
 /// - `AND`, `OR`, `NOT` of translated parts; an `AND` whose parts are not all translated keeps
 ///   the translated ones in SQL and the context tests the rest;
 /// - sort keys on such attributes, strings through collations that call
 ///   ``FetchSort/Comparison-swift.enum/compare(_:_:)``.
 ///
-/// - `ANY`, `ALL`, `NONE` over one attribute of a to-many's members (`ANY books.price < 5`), and
-///   `@count` of a to-many compared with a number, as subqueries.
+/// - `ANY`, `ALL`, `NONE` over one attribute of a to-many's members (`ANY books.price < 5`) or
+///   over the members compared with objects (`ANY books == <id>`), and `@count` of a to-many
+///   compared with a number, as subqueries.
 ///
 /// Left to the context: decimals (stored as text), other collection operators, longer to-many
 /// key paths, and constants of another kind than their attribute.
@@ -272,8 +274,8 @@ struct SQLQuery {
     _ comparison: FetchComparison, entity: EntityDescription, alias: String
   ) -> String? {
     var comparison = comparison
-    if comparison.modifier == .direct, case .keyPath = comparison.right,
-      let flipped = Self.flipped(comparison)
+    if comparison.modifier == .direct, Self.readsTheRow(comparison.right),
+      !Self.readsTheRow(comparison.left), let flipped = Self.flipped(comparison)
     {
       comparison = flipped
     }
@@ -298,19 +300,24 @@ struct SQLQuery {
   }
 
   /// `ANY`, `ALL` or `NONE` over the values of one attribute of a to-many's members
-  /// (`ANY books.price < 5`), as `EXISTS` subqueries. A member whose value is nil meets the
-  /// comparison as nil does in memory.
+  /// (`ANY books.price < 5`), or over the members themselves compared with objects
+  /// (`ANY books == <id>`, `ANY books IN {…}`), as `EXISTS` subqueries. A member whose value is
+  /// nil meets the comparison as nil does in memory.
   private mutating func quantified(
     _ keys: [String], _ comparison: FetchComparison, entity: EntityDescription, alias: String
   ) -> String? {
-    guard keys.count == 2, !keys[1].hasPrefix("@"),
+    guard keys.count == 1 || (keys.count == 2 && !keys[1].hasPrefix("@")),
       let (source, member, destination) = members(keys[0], entity: entity, alias: alias),
-      destination.allAttributes.contains(where: { $0.name == keys[1] })
+      keys.count == 1 || destination.allAttributes.contains(where: { $0.name == keys[1] })
     else { return nil }
     var direct = comparison
     direct.modifier = .direct
     let saved = arguments
-    guard let condition = path(keys[1...], direct, entity: destination, alias: member) else {
+    guard
+      let condition = keys.count == 1
+        ? object(#"\#(member)."og_pk""#, direct)
+        : path(keys[1...], direct, entity: destination, alias: member)
+    else {
       arguments = saved
       return nil
     }
@@ -367,6 +374,14 @@ struct SQLQuery {
       return (source, member, destination)
     case .column, .notStored:
       return nil
+    }
+  }
+
+  /// Whether an expression reads the row tested: a key path or `SELF`.
+  private static func readsTheRow(_ expression: FetchExpression) -> Bool {
+    switch expression {
+    case .keyPath, .evaluatedObject: true
+    default: false
     }
   }
 
@@ -439,9 +454,24 @@ struct SQLQuery {
     }
   }
 
-  /// A to-one column (or the row's key) compared with an object or nil.
+  /// A to-one column (or the row's key) compared with an object or nil, or found in a list of
+  /// them (`SELF IN {…}`).
   private mutating func object(_ column: String, _ comparison: FetchComparison) -> String? {
     switch (comparison.operator, comparison.right) {
+    case (.in, .aggregate(let elements)):
+      var keys: [Int64] = []
+      var orNull = ""
+      for element in elements {
+        switch element {
+        case .object(let id) where id.storeIdentifier == store.identifier: keys.append(id.key)
+        case .constant(nil): orNull = " OR \(column) IS NULL"
+        default: return nil
+        }
+      }
+      guard !keys.isEmpty else { return orNull.isEmpty ? "0" : "(\(column) IS NULL)" }
+      arguments += keys.map { .integer($0) }
+      let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+      return "(\(column) IN (\(marks))\(orNull))"
     case (.equal, .object(let id)) where id.storeIdentifier == store.identifier:
       arguments.append(.integer(id.key))
       return "\(column) IS ?"

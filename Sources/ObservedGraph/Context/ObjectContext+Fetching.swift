@@ -26,8 +26,10 @@ extension ObjectContext {
   /// - Returns: The objects, in order.
   /// - Throws: ``ObjectGraphError``: `unknownEntity` for an entity the model does not have;
   ///   the errors of ``FetchPredicate/validate(for:)`` for a predicate that does not fit the
-  ///   entity; `notToMany` for a sort key path through a to-many relationship; what the store
-  ///   throws. Nothing in the context changes when it throws, except faults that were loaded.
+  ///   entity; `otherStore` for a predicate that names an object (or an ``ObjectID``) of another
+  ///   store than the context's; `notToMany` for a sort key path through a to-many relationship;
+  ///   what the store throws. Nothing in the context changes when it throws, except faults that
+  ///   were loaded.
   /// - Complexity: O(n log n) for the n objects the store gives, and the context's unsaved
   ///   objects of the entity, when sorting happens in memory.
   public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {

@@ -17,9 +17,17 @@ extension FetchPredicate {
   /// | `$0.title.isEmpty` | `title == ""` |
   /// | `$0.books.contains { $0.price > 5 }`, `$0.books.allSatisfy { … }` | `ANY books.price > 5`, `ALL …` |
   /// | `$0.books.count`, `$0.books.isEmpty` | `books.@count`, `books.@count == 0` |
-  /// | `$0.books.contains(book)` | `books CONTAINS <book>` |
+  /// | `$0.objectID == id`, `$0.objectID != id` | `SELF == <id>`, `SELF != <id>` |
+  /// | `$0.category?.objectID == id`, `$0.category == nil` | `category == <id>`, `category == nil` |
+  /// | `ids.contains($0.objectID)` (an array or set of ``ObjectID``s) | `SELF IN {<id>, …}` |
+  /// | `$0.books.contains { $0.objectID == id }` | `ANY books == <id>` |
   /// | `[1, 2].contains($0.x)`, `(1...5).contains($0.x)`, `(1..<5).contains($0.x)` | `x IN {1, 2}`, `x BETWEEN {1, 5}`, `x >= 1 AND x < 5` |
   /// | `$0.title.localizedStandardContains("x")` (Apple platforms) | `title CONTAINS[cd] "x"` |
+  ///
+  /// A managed object is neither `Sendable` nor `Codable`, so a `#Predicate` cannot capture one
+  /// (`$0.category == fiction` does not compile): it captures the object's ``ObjectID`` instead,
+  /// and comparing identifiers compares the objects. `objectID` is recognised by its key path;
+  /// anything read from it (`$0.objectID.key`) throws, and so does a property returning it.
   ///
   /// A closure given to `contains(where:)` or `allSatisfy` must be one that distributes over the
   /// members: comparisons of a property of the member joined with `||` under `contains(where:)`,
@@ -37,14 +45,18 @@ extension FetchPredicate {
   /// let cheap = try FetchPredicate(
   ///   #Predicate<Book> { $0.price < limit && $0.category?.name == "Fiction" }, model: model)
   /// print(cheap)  // price < 12.0 AND category.name == "Fiction"
+  /// let fictionID = fiction.objectID
+  /// let inFiction = try FetchPredicate(
+  ///   #Predicate<Book> { $0.category?.objectID == fictionID }, model: model)
+  /// print(inFiction)  // category == CAST("og://…/BookCategory/1", "ObjectID")
   /// ```
   /// - Parameters:
   ///   - predicate: The predicate, whose input is a class of the model.
   ///   - model: The model holding the class's entity.
   /// - Throws: ``ObjectGraphError/Kind/unknownEntity`` when the model has no entity for the
   ///   class; ``ObjectGraphError/Kind/invalidPredicate`` naming the entity and the expression when
-  ///   the predicate uses something a fetch predicate cannot express, or a key path that is not a
-  ///   modelled property.
+  ///   the predicate uses something a fetch predicate cannot express, a key path that is not a
+  ///   modelled property, or `objectID` used other than whole.
   /// - Complexity: O(n) in the size of the predicate. Each key path is resolved once per process
   ///   (by reading it on a scratch object) and then taken from a cache.
   public init<Input: ManagedObject>(_ predicate: Predicate<Input>, model: ObjectModel) throws {
@@ -75,6 +87,9 @@ indirect enum FoundationPredicateNode {
   /// A key path from the tested object ("" for the object itself); `entity` is the entity of the
   /// object or objects it reaches, nil for an attribute.
   case path(String, entity: EntityDescription?, toMany: Bool)
+  /// `objectID` of the object at a key path ("" for the tested object) of `entity`: the object
+  /// itself, which only `==`, `!=` and membership in a list of identifiers compare.
+  case objectID(String, entity: EntityDescription)
   /// An expression with nothing more to read through, such as `books.@count`.
   case expression(FetchExpression)
   /// A Swift value.
@@ -129,6 +144,10 @@ struct FoundationPredicateConverter {
         + (detail.map { " (\($0))" } ?? "") + ", which a fetch predicate cannot express")
   }
 
+  /// What a fetch predicate can do with `objectID`, for errors.
+  static let objectIDUse =
+    "(an object identifier is compared whole, with == or !=, or found in a list with contains)"
+
   func invalid(_ reason: String, value: String? = nil) -> ObjectGraphError {
     ObjectGraphError(
       .invalidPredicate, entity: entity.name, value: value,
@@ -147,8 +166,8 @@ struct FoundationPredicateConverter {
 
   func expression(of node: FoundationPredicateNode) throws -> FetchExpression {
     switch node {
-    case .path("", _, _): return .evaluatedObject
-    case .path(let path, _, _): return .keyPath(path)
+    case .path("", _, _), .objectID("", _): return .evaluatedObject
+    case .path(let path, _, _), .objectID(let path, _): return .keyPath(path)
     case .expression(let expression): return expression
     case .constant(let value): return try constant(value)
     case .predicate, .optionalPredicate:
@@ -260,6 +279,9 @@ struct FoundationPredicateConverter {
       return op == .equal ? condition : .not(condition)
     }
     for side in [lhs, rhs] {
+      if case .objectID = side, ![.equal, .notEqual, .in].contains(op) {
+        throw invalid("objectID compared with \(op) \(Self.objectIDUse)", value: "objectID")
+      }
       if case .path(let path, _, true) = side {
         throw invalid(
           "the to-many relationship \(path) compared as a whole (use contains, allSatisfy, count "
@@ -349,6 +371,7 @@ struct FoundationPredicateConverter {
         "\(KeyPathNames.describe(keyPath)) on the to-many relationship \(path) (only count and "
           + "isEmpty are supported)", value: KeyPathNames.describe(keyPath))
     case .path(let path, let entity?, false):
+      if ObjectIDKeyPath.isObjectID(keyPath) { return .objectID(path, entity: entity) }
       let names = try KeyPathNames.names(of: keyPath, in: entity, singleStep: true)
       let name = names[0]
       let joined = path.isEmpty ? name : path + "." + name
@@ -368,6 +391,10 @@ struct FoundationPredicateConverter {
       throw invalid(
         "\(KeyPathNames.describe(keyPath)) on the attribute \(path) (only isEmpty of a string "
           + "is supported)", value: KeyPathNames.describe(keyPath))
+    case .objectID:
+      throw invalid(
+        "\(KeyPathNames.describe(keyPath)) read on objectID \(Self.objectIDUse)",
+        value: KeyPathNames.describe(keyPath))
     default:
       throw unsupported(
         source, "\(KeyPathNames.describe(keyPath)) read on an expression that is not a key path")

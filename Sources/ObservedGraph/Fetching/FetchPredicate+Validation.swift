@@ -1,3 +1,5 @@
+import Foundation
+
 extension FetchPredicate {
   /// Checks the predicate against the entity of the objects it will test: every key exists, key
   /// paths go through relationships, quantifiers have a to-many key path, and constants can be
@@ -29,6 +31,50 @@ extension FetchPredicate {
     case .and(let parts), .or(let parts):
       for part in parts { try part.validate(for: entity) }
     case .not(let inner): try inner.validate(for: entity)
+    }
+  }
+
+  /// Throws ``ObjectGraphError/Kind/otherStore`` for an object of the predicate (a `%@`
+  /// argument, an ``ObjectID`` captured by a `#Predicate`) that belongs to another store than
+  /// `store`: no object of the store it is fetched from could be that object, so the answer would
+  /// say nothing (`SELF != <id>` would hold for every object).
+  ///
+  /// - Parameters:
+  ///   - store: The identifier of the store of the context that fetches.
+  ///   - entity: The entity fetched, named in the error.
+  func checkObjects(belongTo store: UUID, fetching entity: EntityDescription) throws {
+    switch self {
+    case .constant: return
+    case .comparison(let comparison):
+      for side in [comparison.left, comparison.right] {
+        guard let foreign = side.objects.first(where: { $0.storeIdentifier != store }) else {
+          continue
+        }
+        let key: String
+        switch (comparison.left, comparison.right) {
+        case (.keyPath(let path), _), (_, .keyPath(let path)): key = path
+        case (.evaluatedObject, _), (_, .evaluatedObject): key = "SELF"
+        default: key = comparison.keyName
+        }
+        throw ObjectGraphError(
+          .otherStore, entity: entity.name, key: key, value: foreign.description,
+          reason: "the predicate compares \(key) with \(foreign), an object of store "
+            + "\(foreign.storeIdentifier), not of this context's store \(store)")
+      }
+    case .and(let parts), .or(let parts):
+      for part in parts { try part.checkObjects(belongTo: store, fetching: entity) }
+    case .not(let inner): try inner.checkObjects(belongTo: store, fetching: entity)
+    }
+  }
+}
+
+extension FetchExpression {
+  /// The identifiers of the objects the expression holds, in a list too.
+  var objects: [ObjectID] {
+    switch self {
+    case .object(let id): [id]
+    case .aggregate(let elements): elements.flatMap(\.objects)
+    default: []
     }
   }
 }

@@ -6,15 +6,16 @@ extension FetchRequest {
   ///
   /// The entity is the one named by ``entityName``, or else the entity of `Result`'s class. The
   /// predicate is ``predicate``, the converted typed predicate, or both joined with `AND`; it is
-  /// validated for the entity. The order is ``sortDescriptors`` followed by the converted typed
-  /// sort descriptors.
+  /// validated for the entity, and the objects it names must be of the context's store. The order
+  /// is ``sortDescriptors`` followed by the converted typed sort descriptors.
   ///
   /// - Parameter context: The context whose model the request is resolved in.
   /// - Returns: The entity, the predicate (nil for all objects) and the sort keys.
   /// - Throws: ``ObjectGraphError/Kind/unknownEntity`` when the model has no such entity,
   ///   ``ObjectGraphError/Kind/wrongEntity`` when its objects are not `Result`s, and the
   ///   errors of ``FetchPredicate/init(_:model:)``, ``FetchSort/init(_:model:)`` and
-  ///   ``FetchPredicate/validate(for:)``.
+  ///   ``FetchPredicate/validate(for:)``; ``ObjectGraphError/Kind/otherStore`` for an object of
+  ///   the predicate (or its identifier) that belongs to another store than the context's.
   func resolved(in context: ObjectContext) throws -> (
     entity: EntityDescription, predicate: FetchPredicate?, sort: [FetchSort]
   ) {
@@ -50,6 +51,7 @@ extension FetchRequest {
       default: .and(parts)
       }
     try predicate?.validate(for: entity)
+    try predicate?.checkObjects(belongTo: context.registry.storeIdentifier, fetching: entity)
     let sort = try sortDescriptors + typedSortDescriptors.map { try FetchSort($0, model: model) }
     return (entity, predicate, sort)
   }

@@ -183,7 +183,8 @@ extension PredicateExpressions.SequenceContains: FoundationPredicateConvertible 
     let member = try converter.node(of: element)
     switch collection {
     case .path(_, _, true):
-      // `$0.books.contains(book)`
+      // `$0.books.contains(x)` with `x` an object the predicate reads (a captured object does not
+      // compile): `book.category.flatMap { $0.books.contains(book) }`.
       let left = try converter.expression(of: collection)
       return .predicate(
         .comparison(FetchComparison(left, .contains, try converter.expression(of: member))))
