@@ -12,12 +12,12 @@
 ///
 /// Builds with `OBSERVEDGRAPH_INVARIANTS` (every debug build, a dependent app's included) check
 /// after each change what that change touched: the objects and pairs of related objects it named,
-/// the undo log's flags, open groups and newest groups, a collection's count beside its index.
-/// Those checks cost what the change touched, so a debug build scales as a release build does.
-/// The scans of a whole structure — every registered object, every dirty or pending object, every
-/// group of the undo history, every member of a collection, every fetched result, the graph after
-/// each save and refresh — run only while `isOn`: with them, bulk work in a debug build grows
-/// with the square of its size.
+/// the undo log's flags, counts and the ids of its newest groups, a collection's count beside its
+/// index. Those checks cost what the change touched, so a debug build scales as a release build
+/// does. The scans of a whole structure — every registered object, every dirty or pending object,
+/// the steps of a group and every group of the undo history, every member of a collection, every
+/// fetched result, the graph after each save, rollback and refresh — run only while `isOn`: with
+/// them, bulk work in a debug build grows with the square of its size.
 ///
 /// `isOn` is decided once per process, at its first use, and is true when either holds:
 /// - The environment variable `OBSERVEDGRAPH_FULL_CHECKS` is `1` (`.ci/run` exports it; an app
