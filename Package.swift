@@ -2,9 +2,12 @@
 import PackageDescription
 
 // `OBSERVEDGRAPH_INVARIANTS` turns on invariant checks after every mutation (inverses agree, undo
-// groups balanced, registration consistent): the graph's full `_checkInvariants()`, and the undo
-// log's cheap per-change check with a periodic full scan. They cost a scan per mutation, so they are
-// on in debug builds (what `swift test` uses) and off in release builds (what the benchmark measures).
+// groups balanced, registration consistent). It is on in every debug build, a dependent app's too
+// (what `swift test` and an app's debug run use), and off in release builds (what the benchmark
+// measures). Its checks cost what a change touched, so a debug build scales as a release build
+// does; the scans of whole structures (the graph, the undo history, a collection, fetched results)
+// run only while `FullChecks.isOn` (Sources/UndoLog/FullChecks.swift): in this package's own test
+// process, or with `OBSERVEDGRAPH_FULL_CHECKS=1`.
 let invariants: SwiftSetting = .define("OBSERVEDGRAPH_INVARIANTS", .when(configuration: .debug))
 let strictness: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 

@@ -84,7 +84,7 @@ extension UndoLog {
     }
     lastCoalescing = nil
     trim()
-    _checkInvariants()
+    _checkInvariantsAfterBulkChange()
   }
 
   // MARK: Internals

@@ -66,7 +66,7 @@ extension UndoLog {
     while currentStateID != mark.stateID && !undoStack.isEmpty {
       performUndo()
     }
-    _checkInvariants()
+    _checkInvariantsAfterBulkChange()
   }
 
   /// The id of the state the log is in: that of the newest undo group, or of the base.

@@ -1,32 +1,56 @@
+/// The log's invariant checks, compiled in with `OBSERVEDGRAPH_INVARIANTS` (every debug build,
+/// a dependent app's too; see Package.swift).
+///
+/// After every mutation the log checks in O(1) what a mutation can touch: the flags and counts,
+/// the grouping level against the open groups, the ids of the newest and oldest group of each
+/// stack, a stack's size cache when it holds one group. Everything that walks steps or groups —
+/// the size caches of the open and newest groups, every group of both stacks — runs only while
+/// ``FullChecks/isOn`` (the library's own tests, `OBSERVEDGRAPH_FULL_CHECKS=1`), or when a test
+/// calls ``_checkInvariants()``.
 extension UndoLog {
   #if OBSERVEDGRAPH_INVARIANTS
-    /// Traps when the log's state breaks one of its rules; scans every group on both stacks.
+    /// Traps when the log's state breaks one of its rules; walks every group on both stacks and
+    /// every step of the open and newest groups.
     ///
     /// Tests call it directly. After a mutation the log calls
-    /// ``_checkInvariantsAfterMutation()`` instead, which runs this full scan only while the log
-    /// is small or on an amortized schedule. Left out of release builds.
+    /// ``_checkInvariantsAfterMutation()`` instead. Left out of release builds.
     func _checkInvariants() {
       checkTouchedInvariants()
+      checkGroupSizes()
       checkWholeHistory()
       scheduleNextFullCheck()
     }
 
-    /// The check run after each mutation: what a mutation can touch (the flags, the open groups,
-    /// the newest and oldest group of each stack, the size caches of a stack of at most one
-    /// group) every time, and the full scan of ``_checkInvariants()`` whenever the log holds few
-    /// groups, and otherwise at least once every `(groups / 8)` mutations.
+    /// The check run after each mutation: what a mutation can touch, in O(1); while full checks
+    /// are on, also the size caches of the open and newest groups, and the full scan of
+    /// ``_checkInvariants()`` whenever the log holds few groups, and otherwise at least once every
+    /// `(groups / 8)` mutations.
     ///
     /// A mutation changes the newest groups only (pushing, popping, renaming), except trimming,
-    /// which drops the oldest, and the removals, which run the full scan. So the full scan is
-    /// amortized O(1) per mutation and a corruption it alone sees (a stale stack size, an id seen
-    /// twice below the top) is caught within a bounded number of mutations.
+    /// which drops the oldest, and the removals, which run ``_checkInvariantsAfterBulkChange()``.
+    /// So the full scan is amortized O(1) per mutation and a corruption it alone sees (a stale
+    /// stack size, an id seen twice below the top) is caught within a bounded number of
+    /// mutations.
     func _checkInvariantsAfterMutation() {
       checkTouchedInvariants()
+      guard FullChecks.isOn else { return }
+      checkGroupSizes()
       mutationsUntilFullCheck -= 1
       if mutationsUntilFullCheck <= 0 || undoStack.count + redoStack.count <= Self.smallLogGroups {
         checkWholeHistory()
         scheduleNextFullCheck()
       }
+    }
+
+    /// The check run after a change of the whole log (a limit set, actions removed, a history
+    /// restored, an undo to a checkpoint): what a mutation can touch; while full checks are on,
+    /// the full scan of ``_checkInvariants()`` at once.
+    func _checkInvariantsAfterBulkChange() {
+      checkTouchedInvariants()
+      guard FullChecks.isOn else { return }
+      checkGroupSizes()
+      checkWholeHistory()
+      scheduleNextFullCheck()
     }
 
     /// The checks cheap enough to run after every registration, on the graph's hot path.
@@ -47,7 +71,7 @@ extension UndoLog {
       mutationsUntilFullCheck = max(1, (undoStack.count + redoStack.count) / 8)
     }
 
-    /// The rules a single mutation can break: O(steps in the open groups and the newest groups).
+    /// The rules a single mutation can break that need no walk over steps or groups: O(1).
     private func checkTouchedInvariants() {
       _checkRegistrationInvariants()
       precondition(disableCount >= 0, "UndoLog: negative disable count")
@@ -56,15 +80,21 @@ extension UndoLog {
         precondition(current.isEmpty && current.byteSize == 0, "UndoLog: steps outside any group")
         precondition(current.actionName.isEmpty && current.metadata.isEmpty)
       }
-      for group in enclosing {
-        checkSize(of: group)
-      }
-      checkSize(of: current)
       checkEnds(of: undoStack, name: "undo")
       checkEnds(of: redoStack, name: "redo")
       if let undoTop = undoStack.last, let redoTop = redoStack.last {
         precondition(undoTop.id != redoTop.id, "UndoLog: group id \(undoTop.id) on both stacks")
       }
+    }
+
+    /// The size caches of the open groups and of the newest group of each stack: O(their steps).
+    private func checkGroupSizes() {
+      for group in enclosing {
+        checkSize(of: group)
+      }
+      checkSize(of: current)
+      if let last = undoStack.last { checkSize(of: last) }
+      if let last = redoStack.last { checkSize(of: last) }
     }
 
     /// The rules only a scan of every closed group can check: O(groups).
@@ -82,7 +112,7 @@ extension UndoLog {
     }
 
     /// The newest and oldest groups of a stack, its count, and its size cache when the newest
-    /// group is the only one.
+    /// group is the only one: O(1).
     private func checkEnds(of stack: GroupStack, name: String) {
       if levelsOfUndo > 0 {
         precondition(stack.count <= levelsOfUndo, "UndoLog: \(name) stack past levelsOfUndo")
@@ -92,7 +122,6 @@ extension UndoLog {
         return
       }
       checkEnd(last, name: name)
-      checkSize(of: last)
       if stack.count > 1 {
         checkEnd(first, name: name)
       }
@@ -137,6 +166,9 @@ extension UndoLog {
 
     @inline(__always)
     func _checkInvariantsAfterMutation() {}
+
+    @inline(__always)
+    func _checkInvariantsAfterBulkChange() {}
 
     @inline(__always)
     func _checkRegistrationInvariants() {}

@@ -57,7 +57,7 @@ extension UndoLog {
       discardGathered = true
     }
     lastCoalescing = nil
-    _checkInvariants()
+    _checkInvariantsAfterBulkChange()
   }
 
   /// Removes the steps that act on `target`, on both stacks and in the open groups, and drops the
@@ -86,7 +86,7 @@ extension UndoLog {
       }
     }
     lastCoalescing = nil
-    _checkInvariants()
+    _checkInvariantsAfterBulkChange()
   }
 
   // MARK: Internals

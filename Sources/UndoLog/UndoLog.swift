@@ -135,7 +135,7 @@ public final class UndoLog {
     didSet {
       if levelsOfUndo < 0 { levelsOfUndo = 0 }
       trim()
-      _checkInvariants()
+      _checkInvariantsAfterBulkChange()
     }
   }
 
@@ -155,7 +155,7 @@ public final class UndoLog {
     didSet {
       if byteLimit < 0 { byteLimit = 0 }
       trim()
-      _checkInvariants()
+      _checkInvariantsAfterBulkChange()
     }
   }
 

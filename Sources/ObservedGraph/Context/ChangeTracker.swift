@@ -150,20 +150,17 @@ final class ChangeTracker {
 
   // MARK: Invariants
 
-  /// After every mutation: each object it touched that has something to save is tracked, and a
-  /// tracked one is in a state that can be saved; every 64 mutations, a full scan.
+  /// After every mutation: each object it touched that has something to save is tracked
+  /// (O(touched)); while full checks are on, every 64 mutations, a full scan.
   func checkAfterMutation(_ touched: [ManagedObject]) {
     #if OBSERVEDGRAPH_INVARIANTS
-      if fullChecks.isDue() {
-        checkInvariants()
-        return
-      }
       for object in touched where object.lifecycle == .registered {
         let hasChanges = object.isInsertedFlag || object.isDeletedFlag || !object.changes.isEmpty
         precondition(
           !hasChanges || object.dirtyIndex >= 0,
           "\(object.objectID) has changes but is not tracked")
       }
+      if fullChecks.isDue() { checkInvariants() }
     #endif
   }
 

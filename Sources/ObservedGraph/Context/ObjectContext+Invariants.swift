@@ -1,8 +1,12 @@
-/// Internal consistency checks, run after every mutation in debug builds.
+/// Internal consistency checks, run after every mutation in builds with
+/// `OBSERVEDGRAPH_INVARIANTS` (every debug build, a dependent app's too; see Package.swift).
 ///
-/// After each change, every part runs its own cheap check, and the objects the change touched are
-/// checked against the other side of each of their relationships; every 64 changes the whole graph
-/// is scanned. `OBSERVEDGRAPH_INVARIANTS` (defined for debug builds in Package.swift) turns them on.
+/// After each change, each part checks the objects the change touched, and every pair of related
+/// objects the change named is checked from both sides: O(what the change touched), so a debug
+/// build scales as a release build does. While ``FullChecks/isOn`` (the library's own tests,
+/// `OBSERVEDGRAPH_FULL_CHECKS=1`), the touched objects' relationships are also checked whole, every
+/// 64 changes the whole graph is scanned, and every check runs after a save, a rollback and a
+/// refresh.
 extension ObjectContext {
   /// The checks after one change.
   @inline(__always)
@@ -12,10 +16,11 @@ extension ObjectContext {
       registry.checkAfterMutation(touched)
       tracker.checkAfterMutation(touched)
       center.checkAfterMutation(touched)
-      recorder.checkInvariants()
+      recorder.checkAfterMutation()
+      checkPairs(plan)
       let checked = fullChecks.isDue() ? registry.registeredObjects : touched
-      checkGraph(checked)
       checkQuietBits(checked)
+      if FullChecks.isOn { checkGraph(checked) }
     #endif
   }
 
@@ -40,11 +45,17 @@ extension ObjectContext {
     }
   }
 
-  /// Every check, after a save.
+  /// The checks after a save, a rollback or a refresh: each part checks the objects it touched;
+  /// while full checks are on, every check (O(objects × relationship sizes)). `touched` is not
+  /// evaluated in builds without checks.
   @inline(__always)
-  func checkInvariantsFully() {
+  func checkAfterBatch(_ touched: @autoclosure () -> [ManagedObject]) {
     #if OBSERVEDGRAPH_INVARIANTS
-      _checkInvariants()
+      let touched = touched()
+      registry.checkAfterMutation(touched)
+      tracker.checkAfterMutation(touched)
+      center.checkAfterMutation(touched)
+      if FullChecks.isOn { _checkInvariants() }
     #endif
   }
 
@@ -53,8 +64,8 @@ extension ObjectContext {
   /// that still has relationships, a registry entry that disagrees with its object, a dirty object
   /// with nothing to save, a pending-news list out of order.
   ///
-  /// Called after each change in debug builds (cheaply, with a full scan now and then); tests call
-  /// it directly.
+  /// Tests call it directly; while full checks are on, it runs after saves, rollbacks and
+  /// refreshes, and the graph part of it every 64 changes.
   /// - Complexity: O(objects × relationship sizes).
   public func _checkInvariants() {
     registry.checkInvariants()
@@ -62,6 +73,78 @@ extension ObjectContext {
     center.checkInvariants()
     recorder.checkInvariants()
     checkGraph(registry.registeredObjects)
+  }
+
+  /// Both sides of every pair of related objects the change named agree: for each edit of a
+  /// relationship, the object holds each object the edit names (its old and new value, the
+  /// members it inserted, removed or replaced, what a to-one holds now) exactly when that object
+  /// points back; a deleted object holds nothing. O(edits × the objects they name): a member of a
+  /// large to-many is looked up, not scanned for.
+  func checkPairs<Plan: EditSequence>(_ plan: Plan) {
+    for position in 0..<plan.count {
+      let edit = plan[position].edit
+      let object = edit.object
+      guard object.lifecycle == .registered, !object.isFaultFlag else { continue }
+      precondition(object.link === link, "\(object.objectID) registered in another context")
+      guard let property = edit.property else {
+        if object.isDeletedFlag {
+          for property in object.entity.relationshipProperties {
+            let count = object.loadedMembers(property)?.count ?? 0
+            precondition(
+              count == 0,
+              "deleted \(object.objectID).\(property.name) still holds \(count) objects")
+          }
+        }
+        continue
+      }
+      guard property.isRelationship else { continue }
+      switch edit.change {
+      case .set:
+        checkPair(object, property, edit.old as? ManagedObject)
+        checkPair(object, property, edit.new as? ManagedObject)
+        if property.isToOne { checkPair(object, property, object.loadedMembers(property)?.first) }
+      case .insert(let objects, _), .remove(let objects, _):
+        for member in objects { checkPair(object, property, member) }
+      case .replace(let old, let new):
+        for member in old { checkPair(object, property, member) }
+        for member in new { checkPair(object, property, member) }
+      case .lifecycle:
+        break
+      }
+    }
+  }
+
+  /// `object.property` holds `member` exactly when `member` points back, for two live objects; a
+  /// member that is not live is held only where a `noAction` rule left it. Skipped where either
+  /// side is not in memory (a fault, a to-many fault, a to-one holding a loaded key).
+  private func checkPair(_ object: ManagedObject, _ property: Property, _ member: ManagedObject?) {
+    guard let member, !object.isToManyFault(property), !object.holdsLoadedKey(property) else {
+      return
+    }
+    let holds =
+      property.isToMany
+      ? object.collection(property)?.contains(member) == true
+      : object.toOne(property) === member
+    if holds && !member.isLive {
+      precondition(
+        member.link === link && (property.inverse?.deleteRule ?? .noAction) == .noAction,
+        "\(object.objectID).\(property.name) holds \(member.objectID), which is "
+          + (member.isDeletedFlag ? "deleted" : "not in the context (\(member.lifecycle))"))
+    }
+    guard object.isLive, member.isLive, !member.isFaultFlag, let inverse = property.inverse,
+      !member.isToManyFault(inverse), !member.holdsLoadedKey(inverse)
+    else { return }
+    let back =
+      inverse.isToMany
+      ? member.collection(inverse)?.contains(object) == true
+      : member.toOne(inverse) === object
+    precondition(
+      holds == back,
+      holds
+        ? "\(object.objectID).\(property.name) holds \(member.objectID), but "
+          + "\(member.objectID).\(inverse.name) does not point back"
+        : "\(member.objectID).\(inverse.name) holds \(object.objectID), but "
+          + "\(object.objectID).\(property.name) does not hold it")
   }
 
   /// Both sides of every relationship of `objects` agree. Faults (not loaded) are skipped, and so

@@ -60,7 +60,7 @@ extension ObjectContext {
       try? log.enableRegistration()
       log.removeAllActions()
     }
-    checkInvariantsFully()
+    checkAfterBatch(dirty)
   }
 
   /// The changes that give slots of a saved object their committed values back, tracked as
@@ -138,7 +138,7 @@ extension ObjectContext {
     dropValues(of: object)
     object.isFaultFlag = true
     object.didTurnIntoFault()
-    checkInvariantsFully()
+    checkAfterBatch([object])
   }
 
   /// Puts every slot back to its default: the values' memory is released. A to-one whose

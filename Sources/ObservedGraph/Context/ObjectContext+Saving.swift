@@ -48,7 +48,7 @@ extension ObjectContext {
       registry.detach(object)
       object.didTurnIntoFault()
     }
-    checkInvariantsFully()
+    checkAfterBatch(saving + leaving)
     if !saved.isEmpty { saveSubscribers.post(.didSave, saved) }
   }
 

@@ -270,7 +270,19 @@ final class UndoRecorder {
 
   // MARK: Invariants
 
-  /// Restored objects are collected only during an undo or redo.
+  /// After every mutation: restored objects are collected only during an undo or redo, and the
+  /// newest one has its mark (O(1)); while full checks are on, every restored one has its mark.
+  func checkAfterMutation() {
+    precondition(isCollecting || restored.isEmpty, "restored objects collected outside an undo")
+    precondition(
+      restored.last.map { $0.marks & ManagedObject.restoredMark != 0 } ?? true,
+      "a restored object lost its mark")
+    openColumn?.checkInvariants()
+    if FullChecks.isOn { checkInvariants() }
+  }
+
+  /// Restored objects are collected only during an undo or redo, and each has its mark.
+  /// - Complexity: O(objects restored by the running undo or redo).
   func checkInvariants() {
     precondition(isCollecting || restored.isEmpty, "restored objects collected outside an undo")
     precondition(

@@ -346,12 +346,15 @@ public final class FetchedResults<Result: ManagedObject>: Observable {
 
   // MARK: Invariants
 
-  /// The objects are in order, each once, each with its kept values (debug and test builds).
+  /// Before each delivery, in builds with `OBSERVEDGRAPH_INVARIANTS`: as many kept values as
+  /// objects (O(1)); while full checks are on (``FullChecks/isOn``), the objects are in order,
+  /// each with its kept values (O(results)).
   func checkInvariants() {
     #if OBSERVEDGRAPH_INVARIANTS
       precondition(
         entries.count == storage.count,
         "FetchedResults: \(entries.count) kept values for \(storage.count) objects")
+      guard FullChecks.isOn else { return }
       for index in storage.indices {
         precondition(
           entries[storage[index].objectKey] != nil,

@@ -338,8 +338,9 @@ final class ObjectCollection {
 
 extension ObjectCollection {
   /// The checks after a mutation, in builds with `OBSERVEDGRAPH_INVARIANTS`: the index counts
-  /// the members every time, and the full ``checkInvariants()`` runs while the collection is
-  /// small, and otherwise once in `count / 4` mutations (amortized O(1) a mutation).
+  /// the members every time (O(1)); while full checks are on (``FullChecks/isOn``), the full
+  /// ``checkInvariants()`` runs too, while the collection is small and otherwise once in
+  /// `count / 4` mutations (amortized O(1) a mutation, but a scan of every member).
   @inline(__always)
   fileprivate func checkAfterMutation() {
     #if OBSERVEDGRAPH_INVARIANTS
@@ -352,6 +353,7 @@ extension ObjectCollection {
           memberIndex.count <= references.count,
           "collection indexes \(memberIndex.count) members, holds \(references.count)")
       }
+      guard FullChecks.isOn else { return }
       mutationsUntilFullCheck -= 1
       if mutationsUntilFullCheck <= 0 {
         checkInvariants()

@@ -212,17 +212,15 @@ final class ObserverCenter {
   // MARK: Invariants
 
   /// After every mutation: the observer count is not negative and each object the mutation
-  /// touched that has news is listed for the next event; every 64 mutations, a full scan.
+  /// touched that has news is listed for the next event (O(touched)); while full checks are on,
+  /// every 64 mutations, a full scan.
   func checkAfterMutation(_ touched: [ManagedObject]) {
     #if OBSERVEDGRAPH_INVARIANTS
-      if fullChecks.isDue() {
-        checkInvariants()
-        return
-      }
       precondition(observerCount >= 0, "observer count \(observerCount) is negative")
       for object in touched where object.hasPendingNews {
         precondition(object.pending.listed, "\(object.objectID) has news but is not listed")
       }
+      if fullChecks.isDue() { checkInvariants() }
     #endif
   }
 
