@@ -145,7 +145,7 @@ import Testing
        count = 40000: wrongType — Inventory.count: 40000 (Int) is not a value of type int16
        asset = a location: wrongEntity — Inventory.asset: Location#2 is a Location, not an Asset
        colour = 1: unknownKey — Inventory.colour: Inventory has no property 'colour'
-       insert a Shelf: unknownEntity — Shelf: the model has no entity named Shelf
+       insert a Shelf: unknownEntity — Shelf: the model has no entity named 'Shelf'
        still 3 Coffee Mug at Aaron's Office on 2010-03-15; unsaved changes: false
 
     6. Delete the stickers' count (nullify: the Sticker and the office stay)

@@ -262,7 +262,7 @@ extension SweepRow {
     },
     SweepRow(
       "observe(keyPath:)", "unknown key through a to-one",
-      error(.unknownKey, "BookCategory", "category.label", "label")
+      error(.unknownKey, "Book", "category.label", "label")
     ) { w in _ = try w.book.observe(keyPath: "category.label") { _ in } },
   ]
 

@@ -98,7 +98,9 @@ struct Trap: Sendable, CustomTestStringConvertible {
     Trap(name: "insert a class outside the model", message: "is not the class of exactly one"),
     Trap(name: "insert an abstract class", message: "Person is abstract"),
     Trap(name: "typed set after the context is gone", message: "cannot set Book.title"),
-    Trap(name: "typed set of a deleted object", message: "cannot set Book.title"),
+    Trap(
+      name: "typed set of a deleted object",
+      message: "cannot set Book.title: Book#3 was deleted; a deleted object cannot be changed"),
     Trap(name: "typed to-one set to an object of another context", message: "another context"),
     Trap(name: "typed to-one set to a deleted object", message: "cannot join 'category'"),
     Trap(name: "typed to-many set with an object of another context", message: "another context"),
@@ -115,7 +117,9 @@ struct Trap: Sendable, CustomTestStringConvertible {
     Trap(name: "removal bracket outside the relationship", message: "outside pages"),
     Trap(name: "insertion bracket past the end", message: "holds 1 objects after the change"),
     Trap(name: "didChange without willChange", message: "without a matching willChange"),
-    Trap(name: "bracket of a deleted object", message: "was deleted"),
+    Trap(
+      name: "bracket of a deleted object",
+      message: #"(forKey: "title") on Book#3: Book#3 was deleted"#),
     Trap(name: "bracket after the context is gone", message: "no longer belongs to a context"),
     Trap(name: "reserve no keys", message: "reserveKeys needs a count of at least 1"),
     Trap(name: "a store's value at an index past the entity's", message: "index 99"),

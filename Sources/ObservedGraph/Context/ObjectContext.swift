@@ -207,7 +207,7 @@ public final class ObjectContext {
     guard let entity = model.entity(named: entityName) else {
       throw ObjectGraphError(
         .unknownEntity, entity: entityName, value: entityName,
-        reason: "the model has no entity named \(ObjectGraphError.shorten(entityName))")
+        reason: "the model has no entity named '\(ObjectGraphError.shorten(entityName))'")
     }
     return try insertObject(of: entity)
   }

@@ -25,7 +25,7 @@ extension FetchRequest {
       guard let named = model.entity(named: entityName) else {
         throw ObjectGraphError(
           .unknownEntity, entity: entityName,
-          reason: "the model has no entity named \(entityName)")
+          reason: "the model has no entity named '\(ObjectGraphError.shorten(entityName))'")
       }
       guard named.objectClass is Result.Type else {
         throw ObjectGraphError(

@@ -99,7 +99,7 @@ extension ManagedObject {
       var next: [ManagedObject] = []
       var seen = Set<ObjectIdentifier>()
       for object in objects {
-        let property = try object.relationship(forKey: key, inPath: keyPath)
+        let property = try object.relationship(forKey: key, inPath: keyPath, root: entity.name)
         try object.fulfilFault(key: key)
         _ = object.read(property.slot, tracking: true)
         throughToMany = throughToMany || property.isToMany
@@ -144,7 +144,7 @@ extension ManagedObject {
     for key in keys.dropLast() {
       var next: [ManagedObject] = []
       for target in targets {
-        let property = try target.relationship(forKey: key, inPath: keyPath)
+        let property = try target.relationship(forKey: key, inPath: keyPath, root: entity.name)
         try target.fulfilFault(key: key)
         next += target.members(property)
       }
@@ -181,13 +181,20 @@ extension ManagedObject {
   }
 
   /// The relationship named `key` in the middle of a key path.
-  func relationship(forKey key: String, inPath keyPath: String) throws -> Property {
-    let property = try property(forKey: key)
+  func relationship(forKey key: String, inPath keyPath: String, root: String) throws -> Property {
+    // The error names the path's first entity with the whole path, and the reason the entity
+    // at fault.
+    guard let property = entity.propertiesByName[key] else {
+      throw ObjectGraphError(
+        .unknownKey, entity: root, key: keyPath, value: key,
+        reason: "\(entity.name) has no property '\(ObjectGraphError.shorten(key))' (key path "
+          + "'\(ObjectGraphError.shorten(keyPath))')")
+    }
     guard property.isRelationship else {
       throw ObjectGraphError(
-        .unknownKey, entity: entity.name, key: keyPath, value: key,
-        reason: "'\(key)' in key path '\(ObjectGraphError.shorten(keyPath))' is an attribute, so "
-          + "the path cannot go on")
+        .unknownKey, entity: root, key: keyPath, value: key,
+        reason: "'\(key)' in key path '\(ObjectGraphError.shorten(keyPath))' is an attribute of "
+          + "\(entity.name), so the path cannot go on")
     }
     return property
   }

@@ -160,7 +160,9 @@ extension ManagedObject {
     do {
       return (try usableContext(key: key), property)
     } catch {
-      preconditionFailure("ObservedGraph: \(call)(forKey: \"\(key)\"): \(error)")
+      preconditionFailure(
+        "ObservedGraph: \(call)(forKey: \"\(key)\") on \(objectID): "
+          + ((error as? ObjectGraphError)?.reason ?? "\(error)"))
     }
   }
 }

@@ -313,8 +313,10 @@ extension ManagedObject {
     do {
       return try usableContext(key: entity.properties[slot].name)
     } catch {
+      // The reason alone: the error's own prefix names the entity and key again.
       preconditionFailure(
-        "ObservedGraph: cannot set \(entity.properties[slot].qualifiedName): \(error)")
+        "ObservedGraph: cannot set \(entity.properties[slot].qualifiedName): "
+          + ((error as? ObjectGraphError)?.reason ?? "\(error)"))
     }
   }
 

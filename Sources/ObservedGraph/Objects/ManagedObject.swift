@@ -134,7 +134,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   @available(
     *, unavailable,
     message:
-      "objects are made by a context: 'context.insert(Book.self)', or 'try context.insertObject(forEntityName:)'"
+      "objects are made by a context: 'context.insert(<the class>.self)', or 'try context.insertObject(forEntityName:)'"
   )
   public convenience init() {
     fatalError("unavailable")

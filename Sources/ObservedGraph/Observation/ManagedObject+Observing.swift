@@ -267,14 +267,14 @@ extension ManagedObject {
         guard !isLast else { continue }
         guard let destination = property.destination else {
           throw ObjectGraphError(
-            .unknownKey, entity: entity.name, key: whole, value: key,
+            .unknownKey, entity: root.name, key: whole, value: key,
             reason: "'\(key)' in key path '\(ObjectGraphError.shorten(paths[path].name))' is an "
-              + "attribute, so the path cannot go on")
+              + "attribute of \(entity.name), so the path cannot go on")
         }
         work.append((path, position + 1, destination))
       } else if dependencies.isEmpty || !isLast {
         throw ObjectGraphError(
-          .unknownKey, entity: entity.name, key: whole, value: key,
+          .unknownKey, entity: root.name, key: whole, value: key,
           reason: "\(entity.name) has no property '\(ObjectGraphError.shorten(key))' (key path "
             + "'\(ObjectGraphError.shorten(paths[path].name))')")
       }
