@@ -54,18 +54,37 @@ final class Extreme: ManagedObject {
   /// how the fetch predicates compare it.
   struct Column: CustomTestStringConvertible, Sendable {
     let key: String
-    let values: [any Sendable]
+    /// Makes the values anew at each use: a `Data` kept in a global is reported by
+    /// LeakSanitizer, which cannot follow the reference `Data` keeps.
+    private let makeValues: @Sendable () -> [any Sendable]
     /// Compared with `<`, `<=`, `>`, `>=` besides `==` and `!=`.
-    var ordered = true
+    let ordered: Bool
     /// Whether the SQLite store translates its comparisons to SQL (the others it leaves to
     /// the context, which evaluates them on the rows it loads).
-    var inSQL = true
+    let inSQL: Bool
     /// The predicate constant of a value; nil when the attribute is not compared.
-    var constant: (@Sendable (Any) -> StoredValue)?
+    let constant: (@Sendable (Any) -> StoredValue)?
     let same: @Sendable (Any?, Any?) -> Bool
     /// What comes back from the file: `-0.0` as `+0.0`.
-    var fromFile: @Sendable (Any?) -> Any? = { $0 }
+    let fromFile: @Sendable (Any?) -> Any?
 
+    init(
+      key: String, values: @autoclosure @escaping @Sendable () -> [any Sendable],
+      ordered: Bool = true, inSQL: Bool = true,
+      constant: (@Sendable (Any) -> StoredValue)? = nil,
+      same: @escaping @Sendable (Any?, Any?) -> Bool,
+      fromFile: @escaping @Sendable (Any?) -> Any? = { $0 }
+    ) {
+      self.key = key
+      makeValues = values
+      self.ordered = ordered
+      self.inSQL = inSQL
+      self.constant = constant
+      self.same = same
+      self.fromFile = fromFile
+    }
+
+    var values: [any Sendable] { makeValues() }
     var testDescription: String { key }
   }
 
@@ -110,10 +129,12 @@ final class Extreme: ManagedObject {
     -1e300, 1e300, Double.leastNonzeroMagnitude, -Double.greatestFiniteMagnitude,
     Double.greatestFiniteMagnitude, -Double.infinity, Double.infinity,
   ].map { Date(timeIntervalSinceReferenceDate: $0) }
-  static let datas: [any Sendable] = [
-    Data(), Data([0]), Data([0, 255, 0]),
-    Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }),
-  ]
+  static var datas: [any Sendable] {
+    [
+      Data(), Data([0]), Data([0, 255, 0]),
+      Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }),
+    ]
+  }
   static let uuids: [any Sendable] = [
     zeroUUID,
     UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)),
@@ -285,6 +306,16 @@ final class Extreme: ManagedObject {
     return url
   }
 
+  /// A new log holding `log`'s history, archived as JSON and read back.
+  static func archivedAndRestored(_ log: UndoLog) throws -> UndoLog {
+    let archive = try JSONEncoder().encode(try log.history())
+    let decoder = JSONDecoder()
+    decoder.userInfo[UndoLog.History.stepTypesKey] = [GraphUndoStep.self]
+    let restored = UndoLog()
+    try restored.restore(try decoder.decode(UndoLog.History.self, from: archive))
+    return restored
+  }
+
   // MARK: Round trips
 
   @Test func everyEdgeValueComesBackFromAReopenedFile() throws {
@@ -332,11 +363,7 @@ final class Extreme: ManagedObject {
         }
       }
     }
-    let archive = try JSONEncoder().encode(try log.history())
-    let decoder = JSONDecoder()
-    decoder.userInfo[UndoLog.History.stepTypesKey] = [GraphUndoStep.self]
-    let restored = UndoLog()
-    try restored.restore(try decoder.decode(UndoLog.History.self, from: archive))
+    let restored = try Self.archivedAndRestored(log)
     context.undoLog = restored
     try restored.undo()
     let fresh = ObjectContext(model: Self.model).insert(Extreme.self)
@@ -540,11 +567,7 @@ final class Extreme: ManagedObject {
       object.real = .nan
       object.amount = .nan
     }
-    let archive = try JSONEncoder().encode(try log.history())
-    let decoder = JSONDecoder()
-    decoder.userInfo[UndoLog.History.stepTypesKey] = [GraphUndoStep.self]
-    let restored = UndoLog()
-    try restored.restore(try decoder.decode(UndoLog.History.self, from: archive))
+    let restored = try Self.archivedAndRestored(log)
     context.undoLog = restored
     try restored.undo()
     #expect(object.when == Date(timeIntervalSinceReferenceDate: 0) && object.whenOrNil == nil)

@@ -49,6 +49,17 @@ final class BoardCard: ManagedObject {
         .newContext()
     }
 
+    /// Has the other store add a card "Second" to "To do" and save it, then fetches the cards
+    /// here; the card "Second" as loaded here.
+    func secondCardAddedThere() throws -> BoardCard {
+      let card = there.insert(BoardCard.self)
+      card.title = "Second"
+      card.column = try thereColumn("To do")
+      try there.save()
+      let cards = try here.fetch(FetchRequest<BoardCard>(matching: nil))
+      return try #require(cards.first { $0.title == "Second" })
+    }
+
     /// The column named `name` in the other context.
     func thereColumn(_ name: String) throws -> BoardColumn {
       try #require(
@@ -76,13 +87,7 @@ final class BoardCard: ManagedObject {
     #expect(board.todo.cards.map(\.title) == ["First"])
     let heard = Box()
     let token = Self.listen(board.todo, heard)
-    // The other store adds a card to "To do".
-    let card = board.there.insert(BoardCard.self)
-    card.title = "Second"
-    card.column = try board.thereColumn("To do")
-    try board.there.save()
-    let cards = try board.here.fetch(FetchRequest<BoardCard>(matching: nil))
-    let second = try #require(cards.first { $0.title == "Second" })
+    let second = try board.secondCardAddedThere()
     #expect(second.column === board.todo)
     #expect(heard.lines == [#"insertion old=[] new=["Second"]"#])
     #expect(Set(board.todo.cards.map(\.title)) == ["First", "Second"])
@@ -123,12 +128,7 @@ final class BoardCard: ManagedObject {
     board.todo.cards.insert(third)  // unsaved
     let heard = Box()
     let token = Self.listen(board.todo, heard)
-    let card = board.there.insert(BoardCard.self)
-    card.title = "Second"
-    card.column = try board.thereColumn("To do")
-    try board.there.save()
-    let cards = try board.here.fetch(FetchRequest<BoardCard>(matching: nil))
-    let second = try #require(cards.first { $0.title == "Second" })
+    let second = try board.secondCardAddedThere()
     #expect(second.column == nil, "agrees with the column, which keeps its unsaved members")
     #expect(Set(board.todo.cards.map(\.title)) == ["First", "Third"])
     #expect(heard.lines.isEmpty)

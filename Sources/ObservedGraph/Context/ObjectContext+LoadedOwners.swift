@@ -65,7 +65,13 @@ extension ObjectContext {
     let changes = told.map(\.change)
     let log = undoLog
     log?.disableRegistration()
-    recorder.collectingRestored(reporting: .refresh) { perform(.replay(changes)) }
+    if recorder.isCollectingRestored {
+      // Inside an undo, a redo, a rollback or a refresh (whose replay loaded the object): the
+      // owners told are restored objects of that, told with its events when it ends.
+      perform(.replay(changes))
+    } else {
+      recorder.collectingRestored(reporting: .refresh) { perform(.replay(changes)) }
+    }
     if let log { try? log.enableRegistration() }
     // What the store holds is not a change; the next use reads it again.
     for (owner, property, _) in told where owner.isLive {

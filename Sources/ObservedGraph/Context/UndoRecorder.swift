@@ -224,6 +224,9 @@ final class UndoRecorder {
     object.marks = next
   }
 
+  /// Whether an undo, a redo, a rollback or a refresh is collecting the objects it restores.
+  var isCollectingRestored: Bool { isCollecting }
+
   /// Runs `body` (a rollback or a refresh, replayed by the mutation path) collecting the objects
   /// it restores, then tells each once with `events` in place of the undo events the path notes.
   func collectingRestored(reporting events: SnapshotEvents, _ body: () -> Void) {
