@@ -193,6 +193,7 @@ extension ObjectContext {
     } else {
       loader = ObjectLoader(context: self)
     }
+    loader.readsKeptOwners = faultsKeepOwnerKeys
     let result: T
     var checks: [ObjectLoader.OwnerCheck] = []
     do {

@@ -133,6 +133,7 @@ extension ObjectContext {
     recorder.didReset()
     fetchedResults.removeAll()
     fetchBatchSizes.removeAll()
+    faultsKeepOwnerKeys = false
   }
 }
 

@@ -63,6 +63,10 @@ public final class ObjectContext {
   var fetchedResults: [Int64: [String: [ManagedObject]]] = [:]
   /// How many ``performAction(_:_:)`` bodies are running: an action inside another joins it.
   var actionDepth = 0
+  /// Whether a fault made again (``refresh(_:mergeChanges:)``) may keep the key of the object a
+  /// to-one named: loads then read it (see ``ObjectLoader/readsKeptOwners``). Cleared by
+  /// ``reset()``.
+  var faultsKeepOwnerKeys = false
   /// The objects whose delete is taking its path (innermost last): deleting one of them again,
   /// from an observer of its delete's changes, does nothing (see ``delete(_:)``).
   var deletesUnderWay: [ObjectIdentifier] = []

@@ -373,14 +373,32 @@ enum RelationshipFields {
   }
 
   /// The key of the object a to-one's field names — the key a load left, or the related
-  /// object's — without making the object; nil for none.
-  static func heldKey(in object: ManagedObject, at offset: Int, keyOffset: Int) -> Int64? {
-    let base = Unmanaged.passUnretained(object)
-    let key = keyAddress(in: base, at: keyOffset).pointee
+  /// object's — without making the object; nil for none. Read in place: nothing is retained.
+  @inline(__always)
+  static func heldKey(in object: Unmanaged<ManagedObject>, at offset: Int, keyOffset: Int)
+    -> Int64?
+  {
+    let key = keyAddress(in: object, at: keyOffset).pointee
     if key > 0 { return key }
-    return targetAddress(in: base, at: offset).pointee.map {
-      unsafeDowncast($0, to: ManagedObject.self).objectKey
-    }
+    guard
+      let target = UnsafeRawPointer(targetAddress(in: object, at: offset)).load(
+        as: UnsafeRawPointer?.self)
+    else { return nil }
+    return Unmanaged<ManagedObject>.fromOpaque(target)._withUnsafeGuaranteedRef { $0.objectKey }
+  }
+
+  /// Whether a to-many's field may hold members in memory: a collection other than the to-many
+  /// fault's sentinel (at `unloaded`), or none in an object that is not a fault (it keeps an
+  /// empty to-many so). Read in place: nothing is retained.
+  @inline(__always)
+  static func mayHoldLoadedMembers(
+    in object: Unmanaged<ManagedObject>, at offset: Int, unloaded: UnsafeRawPointer
+  ) -> Bool {
+    guard
+      let held = UnsafeRawPointer(targetAddress(in: object, at: offset)).load(
+        as: UnsafeRawPointer?.self)
+    else { return !object._withUnsafeGuaranteedRef { $0.isFaultFlag } }
+    return held != unloaded
   }
 
   /// Whether the field holds a to-one's key that a load left, its object not made yet.

@@ -398,7 +398,8 @@ extension ManagedObject {
   func toOneKey(_ property: Property) -> Int64? {
     assert(property.isToOne)
     if let (offset, keyOffset) = relationshipFieldOffsets(property) {
-      return RelationshipFields.heldKey(in: self, at: offset, keyOffset: keyOffset)
+      return RelationshipFields.heldKey(
+        in: Unmanaged.passUnretained(self), at: offset, keyOffset: keyOffset)
     }
     return storage.reference(at: entity.storageIndex[property.slot]).map {
       unsafeDowncast($0, to: ManagedObject.self).objectKey
@@ -414,6 +415,7 @@ extension ManagedObject {
     }
     RelationshipFields.storeKey(
       key, in: Unmanaged.passUnretained(self), at: offset, keyOffset: keyOffset)
+    link?.context?.faultsKeepOwnerKeys = true
   }
 
   /// Whether a to-many's members may be in memory: it holds a collection that is not a to-many

@@ -79,6 +79,12 @@ public final class ObjectLoader {
     (given: EntityDescription, own: EntityDescription?)?
   /// Whether the store's model is the context's: its entities are the context's then.
   private let sharesModel: Bool
+  /// Whether some fault of the context keeps the key of the object a to-one named before its
+  /// values were dropped (``ObjectContext/faultsKeepOwnerKeys``): set for each load.
+  var readsKeptOwners = false
+  /// The address of ``ObjectCollection/unloaded``, the to-many fault's sentinel.
+  private let unloadedAddress = UnsafeRawPointer(
+    Unmanaged.passUnretained(ObjectCollection.unloaded).toOpaque())
   /// The positions in `objects` of the objects whose values were in memory already: the rows
   /// gave them nothing.
   private(set) var inMemory: [Int] = []
@@ -119,6 +125,9 @@ public final class ObjectLoader {
     /// For a to-one whose inverse is a to-many: that to-many, which a loaded row's value may
     /// disagree with (see ``OwnerCheck``).
     unowned(unsafe) let ownerInverse: Property?
+    /// Where the destination's objects keep that to-many when it lives in a `Relationship`
+    /// wrapper's field (read in place, nothing retained); -1 otherwise.
+    let inverseOffset: Int
   }
 
   init(context: ObjectContext) {
@@ -332,10 +341,11 @@ public final class ObjectLoader {
     guard let current else { return }
     let slot = slot(index)
     guard slot.kind == .toOne else { return }
-    // The object it named before, which a fault made again keeps.
+    // The object it named before, which a fault made again keeps in its field (see
+    // `keepToOneKey(_:_:)`); read in place, only while some fault keeps one.
     let previous =
-      slot.ownerInverse == nil
-      ? nil : current._withUnsafeGuaranteedRef { $0.toOneKey(slot.property) }
+      slot.ownerInverse != nil && readsKeptOwners && slot.toOneInField
+      ? RelationshipFields.heldKey(in: current, at: slot.offset, keyOffset: slot.keyOffset) : nil
     // No closure around the store: a captured object is copied, not moved (a retain and a
     // release of the related object per row; benchmark row "fetch by a predicate").
     var related: ManagedObject? = nil
@@ -349,9 +359,9 @@ public final class ObjectLoader {
         related = object
       }
     }
-    if let inverse = slot.ownerInverse,
+    if slot.ownerInverse != nil,
       (previous != nil && previous != related?.objectKey)
-        || related?.mayHoldLoadedMembers(inverse) == true
+        || (related.map { mayHoldLoadedMembers($0, slot) } ?? false)
     {
       noteOwner(current, slot, previous: previous)
     }
@@ -361,6 +371,17 @@ public final class ObjectLoader {
     } else {
       current._withUnsafeGuaranteedRef { $0.fill(related, at: index) }
     }
+  }
+
+  /// Whether the to-many that is the inverse of `slot`'s to-one may hold loaded members in
+  /// `owner`: read in place from the field when it has one (nothing retained, per row).
+  @inline(__always)
+  private func mayHoldLoadedMembers(_ owner: ManagedObject, _ slot: Slot) -> Bool {
+    guard slot.inverseOffset >= 0 else {
+      return owner.mayHoldLoadedMembers(slot.ownerInverse.unsafelyUnwrapped)
+    }
+    return RelationshipFields.mayHoldLoadedMembers(
+      in: Unmanaged.passUnretained(owner), at: slot.inverseOffset, unloaded: unloadedAddress)
   }
 
   /// Notes a loaded row's to-one for the context to settle when the load ends.
@@ -527,9 +548,19 @@ public final class ObjectLoader {
         keyDestination: field is RelationshipFieldAccess && property.isToOne
           ? property.destination.map(ObjectIdentifier.init) : nil,
         ownerInverse: property.isToOne && property.inverse?.isToMany == true
-          ? property.inverse : nil)
+          ? property.inverse : nil,
+        inverseOffset: property.isToOne && property.inverse?.isToMany == true
+          ? Self.fieldOffset(of: property.inverse) : -1)
     }
     slotsEntity = ObjectIdentifier(entity)
+  }
+
+  /// The offset of a relationship's field in the objects of its entity (and of its
+  /// sub-entities, whose classes inherit the field); -1 when it lives in the slot array.
+  private static func fieldOffset(of property: Property?) -> Int {
+    guard let property, let field = property.owner.fields[property.slot] as? RelationshipFieldAccess
+    else { return -1 }
+    return field.offset
   }
 
   /// The context's entity for an entity a store names: nil for an abstract or unknown one.
