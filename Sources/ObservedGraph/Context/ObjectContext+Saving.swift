@@ -1,5 +1,3 @@
-import Foundation
-
 /// Validation, saving and resetting.
 extension ObjectContext {
   /// Posts pending changes (``processPendingChanges()``), then validates and commits every change:
@@ -207,7 +205,7 @@ extension ManagedObject {
     var errors: [ObjectGraphError] = []
     for slot in slots {
       let property = entity.properties[slot]
-      guard property.mayHoldNaN, let value = read(slot, tracking: false), Self.isNaN(value)
+      guard let isNaN = property.nanTest, let value = read(slot, tracking: false), isNaN(value)
       else { continue }
       errors.append(
         ObjectGraphError(
@@ -217,17 +215,6 @@ extension ManagedObject {
             + "SQLite would keep it as NULL; the save wrote nothing"))
     }
     return errors
-  }
-
-  /// Whether a held value is NaN: a `Double`, `Float`, `Decimal` or `Date` (by its interval).
-  private static func isNaN(_ value: Any) -> Bool {
-    switch value {
-    case let number as Double: number.isNaN
-    case let number as Float: number.isNaN
-    case let number as Decimal: number.isNaN
-    case let date as Date: date.timeIntervalSinceReferenceDate.isNaN
-    default: false
-    }
   }
 
   private func missing(_ property: Property) -> ObjectGraphError {

@@ -276,6 +276,21 @@ extension Set: CanonicalSet where Element: Encodable {
   }
 }
 
+extension AttributeType.Kind {
+  /// For a type that has a NaN (`Float`, `Double`, `Decimal`, `Date` by its interval), whether a
+  /// held value of the type is NaN; nil for the other types. Unboxed as ``AttributeType``'s own
+  /// closures unbox (a save tests each such value of an inserted object).
+  var nanTest: (@Sendable (Any) -> Bool)? {
+    switch self {
+    case .float: { (unbox($0) as Float?)?.isNaN ?? false }
+    case .double: { (unbox($0) as Double?)?.isNaN ?? false }
+    case .decimal: { (unbox($0) as Decimal?)?.isNaN ?? false }
+    case .date: { (unbox($0) as Date?)?.timeIntervalSinceReferenceDate.isNaN ?? false }
+    default: nil
+    }
+  }
+}
+
 /// A held value as a `T`: taken out of its box as it is when its dynamic type is exactly `T` (the
 /// common case: values are checked on the way in), with the runtime's general cast otherwise
 /// (benchmark rows "undo, redo of 1M attribute steps" and "set with undo recording on": the cast

@@ -59,7 +59,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   var deletesQuietly = false
   /// The attributes of ``properties``, in order.
   var attributeProperties: [Property] = []
-  /// The slots of the saved attributes whose type has a NaN (`Property.mayHoldNaN`): what a save
+  /// The slots of the saved attributes whose type has a NaN (`Property.nanTest`): what a save
   /// checks of an inserted object.
   var nanCapableSlots: [Int] = []
   /// A fresh object's storage (the slots that do not live in typed fields): defaults for

@@ -327,7 +327,7 @@ extension ObjectModel {
       $0.deleteRule == .cascade
     }
     entity.attributeProperties = properties.filter { !$0.isRelationship }
-    entity.nanCapableSlots = properties.filter(\.mayHoldNaN).map(\.slot)
+    entity.nanCapableSlots = properties.filter { $0.nanTest != nil }.map(\.slot)
   }
 
   static func heldDefault(of attribute: AttributeDescription, in entity: EntityDescription) throws

@@ -27,9 +27,9 @@ final class Property: @unchecked Sendable {
   let attributeFromStored: (@Sendable (StoredValue) -> (any Sendable)?)?
   /// Whether an attribute accepts nil.
   let isOptionalAttribute: Bool
-  /// Whether the attribute is saved (not transient) and of a type that has a NaN: `Double`,
-  /// `Float`, `Decimal`, `Date` (see `ManagedObject.unstorableValues(_:)`).
-  let mayHoldNaN: Bool
+  /// For a saved (not transient) attribute of a type that has a NaN — `Double`, `Float`,
+  /// `Decimal`, `Date` — the test of a held value (see `ManagedObject.unstorableValues(_:)`).
+  let nanTest: (@Sendable (Any) -> Bool)?
   /// The attribute type's exact-type test, kept apart so key-value coding's common case copies one
   /// closure, not the whole type (benchmark row "KVC set by string key").
   let attributeAccepts: (@Sendable (Any) -> Bool)?
@@ -42,8 +42,7 @@ final class Property: @unchecked Sendable {
     self.attributeType = attribute.type
     self.attributeFromStored = attribute.type.fromStored
     self.isOptionalAttribute = attribute.isOptional
-    self.mayHoldNaN =
-      !attribute.isTransient && [.float, .double, .decimal, .date].contains(attribute.type.kind)
+    self.nanTest = attribute.isTransient ? nil : attribute.type.kind.nanTest
     self.attributeAccepts = attribute.type.accepts
     self.relationship = nil
     self.deleteRule = .nullify
@@ -60,7 +59,7 @@ final class Property: @unchecked Sendable {
     self.attributeType = nil
     self.attributeFromStored = nil
     self.isOptionalAttribute = false
-    self.mayHoldNaN = false
+    self.nanTest = nil
     self.attributeAccepts = nil
     self.relationship = relationship
     self.deleteRule = relationship.deleteRule

@@ -125,6 +125,9 @@ public final class ObjectLoader {
     /// For a to-one whose inverse is a to-many: that to-many, which a loaded row's value may
     /// disagree with (see ``OwnerCheck``).
     unowned(unsafe) let ownerInverse: Property?
+    /// Whether `ownerInverse` is set: tested per row without loading the reference (which
+    /// retains it).
+    let checksOwner: Bool
     /// Where the destination's objects keep that to-many when it lives in a `Relationship`
     /// wrapper's field (read in place, nothing retained); -1 otherwise.
     let inverseOffset: Int
@@ -344,7 +347,7 @@ public final class ObjectLoader {
     // The object it named before, which a fault made again keeps in its field (see
     // `keepToOneKey(_:_:)`); read in place, only while some fault keeps one.
     let previous =
-      slot.ownerInverse != nil && readsKeptOwners && slot.toOneInField
+      slot.checksOwner && readsKeptOwners && slot.toOneInField
       ? RelationshipFields.heldKey(in: current, at: slot.offset, keyOffset: slot.keyOffset) : nil
     // No closure around the store: a captured object is copied, not moved (a retain and a
     // release of the related object per row; benchmark row "fetch by a predicate").
@@ -359,7 +362,7 @@ public final class ObjectLoader {
         related = object
       }
     }
-    if slot.ownerInverse != nil,
+    if slot.checksOwner,
       (previous != nil && previous != related?.objectKey)
         || (related.map { mayHoldLoadedMembers($0, slot) } ?? false)
     {
@@ -549,6 +552,7 @@ public final class ObjectLoader {
           ? property.destination.map(ObjectIdentifier.init) : nil,
         ownerInverse: property.isToOne && property.inverse?.isToMany == true
           ? property.inverse : nil,
+        checksOwner: property.isToOne && property.inverse?.isToMany == true,
         inverseOffset: property.isToOne && property.inverse?.isToMany == true
           ? Self.fieldOffset(of: property.inverse) : -1)
     }
