@@ -121,6 +121,9 @@ public final class SQLiteStore: PersistentStore {
   /// reserved its next block past them): a key this store gave out there may name another
   /// store's object of any entity, so an object with it is refused at a save.
   private var reservedElsewhere: [Range<Int64>] = []
+  /// The connection's ``SQLiteConnection/lengthLimit``, read once per save (it is a call into
+  /// SQLite) for the check of each string and data value.
+  private var savedLengthLimit = Int.max
 
   /// Opens the store in the file at `url`, creating the file when there is none.
   ///
@@ -659,6 +662,7 @@ public final class SQLiteStore: PersistentStore {
       }
     }
     let keys = (nextKey, reservedEnd)
+    savedLengthLimit = connection.lengthLimit
     do {
       try connection.transaction {
         try refuseKeysReservedElsewhere(changes.inserted)
@@ -775,9 +779,9 @@ public final class SQLiteStore: PersistentStore {
           .invalidValue, entity: object.id.entityName, key: key, value: "\(value)",
           reason: "\(object.id).\(key) is NaN (not a number), which SQLite would keep as NULL; "
             + "the save wrote nothing")
-      case (_, .text(let text)) where text.utf8.count > connection.lengthLimit:
+      case (_, .text(let text)) where text.utf8.count > savedLengthLimit:
         throw tooLong(object, layout, slot: column.slot, bytes: text.utf8.count)
-      case (_, .blob(let bytes)) where bytes.count > connection.lengthLimit:
+      case (_, .blob(let bytes)) where bytes.count > savedLengthLimit:
         throw tooLong(object, layout, slot: column.slot, bytes: bytes.count)
       default:
         return sqlite
