@@ -154,27 +154,44 @@ extension EntityLayout {
 enum ColumnValue {
   /// A stored value as SQLite keeps it.
   static func sqlite(_ value: StoredValue?) -> SQLiteValue {
+    (try? sqlite(value, lengthLimit: .max)) ?? .null
+  }
+
+  /// Why SQLite cannot keep a value as it is.
+  enum Refusal: Error {
+    /// NaN: SQLite would keep it as NULL.
+    case nan
+    /// A string or data value of this many bytes, beyond the limit.
+    case tooLong(Int)
+  }
+
+  /// A stored value as SQLite keeps it, refusing NaN and a string or data value longer than
+  /// `lengthLimit` bytes, in the one pass that converts it (per value of a save).
+  static func sqlite(_ value: StoredValue?, lengthLimit: Int) throws(Refusal) -> SQLiteValue {
     guard let value else { return .null }
     switch value {
     case .integer(let number): return .integer(number)
-    case .double(let number): return .real(number)
-    case .decimal(let number): return .text(number.description)
-    case .string(let text): return .text(text)
+    case .double(let number):
+      guard !number.isNaN else { throw .nan }
+      return .real(number)
+    case .decimal(let number):
+      guard !number.isNaN else { throw .nan }
+      return .text(number.description)
+    case .string(let text):
+      guard text.utf8.count <= lengthLimit else { throw .tooLong(text.utf8.count) }
+      return .text(text)
     case .bool(let flag): return .integer(flag ? 1 : 0)
-    case .date(let date): return .real(date.timeIntervalSinceReferenceDate)
-    case .data(let data): return .blob([UInt8](data))
+    case .date(let date):
+      guard !date.timeIntervalSinceReferenceDate.isNaN else { throw .nan }
+      return .real(date.timeIntervalSinceReferenceDate)
+    case .data(let data):
+      guard data.count <= lengthLimit else { throw .tooLong(data.count) }
+      return .blob([UInt8](data))
     case .uuid(let uuid): return .blob(withUnsafeBytes(of: uuid.uuid) { Array($0) })
-    case .url(let url): return .text(url.absoluteString)
-    }
-  }
-
-  /// Whether a value is NaN: a double, a decimal, or a date whose interval is.
-  static func isNaN(_ value: StoredValue) -> Bool {
-    switch value {
-    case .double(let number): number.isNaN
-    case .decimal(let number): number.isNaN
-    case .date(let date): date.timeIntervalSinceReferenceDate.isNaN
-    default: false
+    case .url(let url):
+      let text = url.absoluteString
+      guard text.utf8.count <= lengthLimit else { throw .tooLong(text.utf8.count) }
+      return .text(text)
     }
   }
 

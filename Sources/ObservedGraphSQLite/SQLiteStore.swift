@@ -771,37 +771,22 @@ public final class SQLiteStore: PersistentStore {
   ) throws -> SQLiteValue {
     switch (column.kind, object.properties[column.slot]) {
     case (.attribute, .attribute(let value)):
-      if let value { try check(value, of: column, in: object, layout) }
-      return ColumnValue.sqlite(value)
+      do {
+        return try ColumnValue.sqlite(value, lengthLimit: savedLengthLimit)
+      } catch .nan {
+        let key = layout.entity.propertyNames[column.slot]
+        throw ObjectGraphError(
+          .invalidValue, entity: object.id.entityName, key: key,
+          value: value.map { "\($0)" } ?? "nil",
+          reason: "\(object.id).\(key) is NaN (not a number), which SQLite would keep as NULL; "
+            + "the save wrote nothing")
+      } catch .tooLong(let bytes) {
+        throw tooLong(object, layout, slot: column.slot, bytes: bytes)
+      }
     case (.toOne, .toOne(let id?)): return .integer(id.key)
     case (.toOneEntity, .toOne(let id?)):
       return schema.entityIDs[id.entityName].map { .integer(Int64($0)) } ?? .null
     default: return .null
-    }
-  }
-
-  /// Refuses a value SQLite cannot keep as it is: NaN (SQLite keeps it as NULL), and a string
-  /// or data value longer than ``savedLengthLimit``.
-  private func check(
-    _ value: StoredValue, of column: EntityLayout.Column, in object: StoredObject,
-    _ layout: EntityLayout
-  ) throws {
-    let bytes: Int
-    switch value {
-    case .string(let text): bytes = text.utf8.count
-    case .data(let data): bytes = data.count
-    case .url(let url): bytes = url.absoluteString.utf8.count
-    case .double, .decimal, .date:
-      guard ColumnValue.isNaN(value) else { return }
-      let key = layout.entity.propertyNames[column.slot]
-      throw ObjectGraphError(
-        .invalidValue, entity: object.id.entityName, key: key, value: "\(value)",
-        reason: "\(object.id).\(key) is NaN (not a number), which SQLite would keep as NULL; "
-          + "the save wrote nothing")
-    default: return
-    }
-    if bytes > savedLengthLimit {
-      throw tooLong(object, layout, slot: column.slot, bytes: bytes)
     }
   }
 
