@@ -167,6 +167,7 @@ enum ColumnValue {
 
   /// A stored value as SQLite keeps it, refusing NaN and a string or data value longer than
   /// `lengthLimit` bytes, in the one pass that converts it (per value of a save).
+  @inline(__always)
   static func sqlite(_ value: StoredValue?, lengthLimit: Int) throws(Refusal) -> SQLiteValue {
     guard let value else { return .null }
     switch value {

@@ -761,11 +761,12 @@ public final class SQLiteStore: PersistentStore {
         + "program); the save wrote nothing")
   }
 
-  /// A column's value for an object.
+  /// A column's value for an object (inlined: it runs for each value of a save).
   ///
   /// - Throws: `ObjectGraphError.Kind.invalidValue` for NaN, which SQLite would keep as NULL
   ///   (a context refuses it before it saves); `ObjectGraphError.Kind.tooLong` for a string or
   ///   data longer than the connection's ``SQLiteConnection/lengthLimit``.
+  @inline(__always)
   private func value(
     of column: EntityLayout.Column, in object: StoredObject, _ layout: EntityLayout
   ) throws -> SQLiteValue {
@@ -773,20 +774,33 @@ public final class SQLiteStore: PersistentStore {
     case (.attribute, .attribute(let value)):
       do {
         return try ColumnValue.sqlite(value, lengthLimit: savedLengthLimit)
-      } catch .nan {
-        let key = layout.entity.propertyNames[column.slot]
-        throw ObjectGraphError(
-          .invalidValue, entity: object.id.entityName, key: key,
-          value: value.map { "\($0)" } ?? "nil",
-          reason: "\(object.id).\(key) is NaN (not a number), which SQLite would keep as NULL; "
-            + "the save wrote nothing")
-      } catch .tooLong(let bytes) {
-        throw tooLong(object, layout, slot: column.slot, bytes: bytes)
+      } catch {
+        throw refusal(error, of: value, column, object, layout)
       }
     case (.toOne, .toOne(let id?)): return .integer(id.key)
     case (.toOneEntity, .toOne(let id?)):
       return schema.entityIDs[id.entityName].map { .integer(Int64($0)) } ?? .null
     default: return .null
+    }
+  }
+
+  /// The error of a value SQLite refused (NaN, or longer than it takes), kept out of the path
+  /// of the values it takes.
+  @inline(never)
+  private func refusal(
+    _ refusal: ColumnValue.Refusal, of value: StoredValue?, _ column: EntityLayout.Column,
+    _ object: StoredObject, _ layout: EntityLayout
+  ) -> ObjectGraphError {
+    switch refusal {
+    case .nan:
+      let key = layout.entity.propertyNames[column.slot]
+      return ObjectGraphError(
+        .invalidValue, entity: object.id.entityName, key: key,
+        value: value.map { "\($0)" } ?? "nil",
+        reason: "\(object.id).\(key) is NaN (not a number), which SQLite would keep as NULL; "
+          + "the save wrote nothing")
+    case .tooLong(let bytes):
+      return tooLong(object, layout, slot: column.slot, bytes: bytes)
     }
   }
 
