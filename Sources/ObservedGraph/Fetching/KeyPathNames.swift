@@ -7,14 +7,22 @@ import Foundation
 /// A key path is opaque: Swift does not say which property it names. It is resolved by reading it
 /// on scratch objects of the entity — made outside any context, on a link of their own, with every
 /// to-one relationship leading to a scratch object of its destination a few steps deep — while
-/// an ``AccessRecording`` on that link notes each typed getter's read (the same hook typed
-/// observation resolves its key paths with). The reads must form one chain of modelled properties,
-/// each read on the object the previous one reached; anything else (a computed property, a
-/// property that is not an ``Attribute`` or ``Relationship``) is not a property path. A key path
-/// of one step must be the property's own getter: its key path if the getter reported one, or
-/// else (an ``Attribute`` of a type with probe values, ``ProbedAttributeValue``) a key path that
-/// gives every probe value written into the field back unchanged, reading nothing else. An alias
-/// (`var name: String { title }`) passes for the attribute it gives back.
+/// an ``AccessRecording`` on that link notes each typed getter's read with the getter's own key
+/// path (the same hook typed observation resolves its key paths with). The reads must form one
+/// chain of modelled properties, each read on the object the previous one reached; anything else
+/// (a computed property, a property that is not an ``Attribute`` or ``Relationship``) is not a
+/// property path. A key path of one step must be the property's own getter: the key path the
+/// getter reported, compared with `==`, so a computed property that reads one attribute — an
+/// alias (`var name: String { title }`) as much as `String(title.prefix(400))` — is never taken
+/// for it, whatever values it gives. Values are never compared.
+///
+/// An inherited property's getter reports the key path of the class that declares it
+/// (`\Person.firstName` for `\Player.firstName`), and Swift gives no way to compare two key
+/// paths of different roots. Such a read stands for `keyPath` when `keyPath` is settable (a
+/// getter-only computed property's key path is not), has the same value type, and its root is a
+/// subclass of the declaring class. The one case this cannot tell: a settable computed property
+/// of a subclass that reads exactly one inherited property of its own type (Fetching.md,
+/// "Which key paths a predicate takes").
 ///
 /// Resolutions are cached per class, entity name and key path in a process-wide table behind a
 /// lock: a model is `Sendable`, and a key path names the same properties in every model its class
@@ -71,7 +79,7 @@ enum KeyPathNames {
     var names: [String] = []
     var current: ManagedObject? = root
     for read in recording.reads {
-      guard read.object === current, read.typed else {
+      guard read.object === current, read.keyPath != nil else {
         throw notAProperty(keyPath, entity, reason: "is not a chain of modelled properties")
       }
       let property = read.object.entity.properties[read.slot]
@@ -97,51 +105,24 @@ enum KeyPathNames {
   }
 
   /// Whether `keyPath` is the getter that made `read`, a typed getter's read of the scratch object
-  /// `root`.
-  ///
-  /// An ``Attribute`` of a type with probe values reports no key path: its values tell
-  /// (``FieldAccess/readsAlone(_:on:slot:)``). Any other getter reports its key path, which must
-  /// be `keyPath`; an inherited property's getter is reported with the class that declares it as
-  /// its root (`\\Person.firstName` for `\\Player.firstName`): it matches when its root is a
-  /// superclass of the key path's root and the value types agree. (A computed property of a
-  /// subclass returning an inherited property of its own type unchanged passes for it too.)
+  /// `root`: the getter's key path is `keyPath`, or, for an inherited property, `keyPath` is a
+  /// settable key path of the same value type from a subclass of the getter's root (see the type's
+  /// comment).
   private static func isGetter(
     _ read: AccessRecording.Read, of keyPath: AnyKeyPath, on root: ManagedObject
   ) -> Bool {
-    guard read.object === root, read.typed else { return false }
-    guard let read = read.keyPath else {
-      return root.entity.fields[read.slot]?.readsAlone(keyPath, on: root, slot: read.slot) ?? false
-    }
-    if read == keyPath { return true }
-    let (readKind, kind) = (type(of: read), type(of: keyPath))
-    guard readKind.rootType != kind.rootType, readKind.valueType == kind.valueType,
-      let readRoot = readKind.rootType as? AnyClass, var root = kind.rootType as? AnyClass
+    guard read.object === root, let getter = read.keyPath else { return false }
+    if getter == keyPath { return true }
+    let (getterKind, kind) = (type(of: getter), type(of: keyPath))
+    guard keyPath is any SettableThroughReference, getterKind.rootType != kind.rootType,
+      getterKind.valueType == kind.valueType, let getterRoot = getterKind.rootType as? AnyClass,
+      var root = kind.rootType as? AnyClass
     else { return false }
     while let superclass = _getSuperclass(root) {
-      if superclass == readRoot { return true }
+      if superclass == getterRoot { return true }
       root = superclass
     }
     return false
-  }
-
-  /// Whether `keyPath` is the getter of the ``Attribute`` at `slot` of `entity`'s objects, as its
-  /// values tell on a scratch object (``FieldAccess/readsAlone(_:on:slot:)``); for typed
-  /// observation, after reading the key path on an object of the entity read that slot alone.
-  /// Answers are cached as names are.
-  static func isAttributeGetter(_ keyPath: AnyKeyPath, slot: Int, in entity: EntityDescription)
-    -> Bool
-  {
-    guard entity.objectClass != ManagedObject.self, let field = entity.fields[slot] else {
-      return false
-    }
-    let key = CacheKey(
-      objectClass: ObjectIdentifier(entity.objectClass), entity: entity.name, keyPath: keyPath,
-      singleStep: true)
-    if let names = cache.names(for: key) { return names == [entity.properties[slot].name] }
-    let object = scratchObject(entity, depth: 0)
-    guard field.readsAlone(keyPath, on: object, slot: slot) else { return false }
-    cache.store([entity.properties[slot].name], for: key)
-    return true
   }
 
   /// An object of `entity` outside any context, on a link of its own, its to-one relationships
@@ -227,3 +208,9 @@ enum KeyPathNames {
 
   static let cache = Cache()
 }
+
+/// The key paths that can set a property of a class: a getter-only computed property's key path
+/// is a `KeyPath`, never one of these, while every ``Attribute`` and ``Relationship`` is settable.
+private protocol SettableThroughReference {}
+
+extension ReferenceWritableKeyPath: SettableThroughReference {}

@@ -94,14 +94,11 @@ public struct Attribute<Value: AttributeValue> {
       if let registrar = object.registrar, object.readsPlainly {
         registrar.access(object, slot)
       } else if object.readHook(slot) {
-        // A key path is being resolved. Types with probe values report the read without the
-        // getter's key path, so that the caller makes none at a read (benchmark row "typed
-        // attribute read"); the cast folds away once `Value` is known.
-        if Value.self is any ProbedAttributeValue.Type {
-          object.recordTypedRead(slot)
-        } else {
-          object.recordTypedRead(slot, keyPath: wrappedKeyPath)
-        }
+        // A key path is being resolved: the read names its getter by the getter's own key path,
+        // the one exact sign of which property a key path is (``KeyPathNames``). The caller
+        // makes that key path at every read, since it is an argument (Performance.md, "Exact
+        // key path resolution").
+        object.recordTypedRead(slot, keyPath: wrappedKeyPath)
       }
       return object[keyPath: storageKeyPath].value
     }

@@ -85,12 +85,10 @@ final class ContextLink {
 /// The reads made while a typed key path is read once to find out what it depends on.
 @usableFromInline
 final class AccessRecording {
-  /// Each read, in order: the object, the slot, the typed getter's key path if it reported one,
-  /// and whether a typed getter made the read (an ``Attribute`` of a type with probe values
-  /// reports no key path, see ``ProbedAttributeValue``).
+  /// Each read, in order.
   var reads: [Read] = []
 
-  /// One read: the object, the slot, the typed getter's key path if it reported one, and whether
-  /// a typed getter made it.
-  typealias Read = (object: ManagedObject, slot: Int, keyPath: AnyKeyPath?, typed: Bool)
+  /// One read: the object, the slot, and the key path of the typed getter that made it (every
+  /// typed getter reports its own; nil for a read by name, through key-value coding).
+  typealias Read = (object: ManagedObject, slot: Int, keyPath: AnyKeyPath?)
 }

@@ -39,16 +39,6 @@ class FieldAccess {
     preconditionFailure("ObservedGraph: FieldAccess is abstract")
   }
 
-  /// Whether `keyPath` is the getter of this field's ``Attribute`` as far as its values tell
-  /// (see ``ProbedAttributeValue``): its value type is the field's, and for each probe value
-  /// written into the field of the scratch object `object` in turn, reading the key path reads
-  /// that field alone (`slot`) and gives the value back unchanged. The field's value is put back
-  /// after. False for a field whose type has no probe values.
-  func readsAlone(_ keyPath: AnyKeyPath, on object: ManagedObject, slot: Int) -> Bool { false }
-
-  /// Whether the field of `object` holds `value` (a value of the field's type, else false).
-  func holds(_ value: Any, in object: ManagedObject) -> Bool { false }
-
   /// Stores a store's value straight into the field, without boxing it, when the field's type is
   /// one of the common ones (`String`, `Int`, `Int64`, `Double`, `Bool`, `Date`, or an optional of
   /// one) and the value is of that type; false otherwise, and the caller takes the general path
@@ -147,34 +137,6 @@ final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
   }
 
   override var valueType: Any.Type { Value.self }
-
-  override func readsAlone(_ keyPath: AnyKeyPath, on object: ManagedObject, slot: Int) -> Bool {
-    guard type(of: keyPath).valueType == Value.self,
-      let probed = Value.self as? any ProbedAttributeValue.Type, let link = object.link
-    else { return false }
-    let address = address(in: object)
-    let kept = address.pointee
-    let outer = link.accessRecording
-    defer {
-      address.pointee = kept
-      link.accessRecording = outer
-    }
-    for case let probe as Value in probed.probeValues {
-      address.pointee = probe
-      let recording = AccessRecording()
-      link.accessRecording = recording
-      guard let result = object[keyPath: keyPath], let value = result as? Value, value == probe,
-        recording.reads.count == 1, recording.reads[0].object === object,
-        recording.reads[0].slot == slot
-      else { return false }
-    }
-    return true
-  }
-
-  override func holds(_ value: Any, in object: ManagedObject) -> Bool {
-    guard let value = value as? Value else { return false }
-    return value == address(in: object).pointee
-  }
 
   override func storeExactly(_ value: Any, in object: ManagedObject) {
     address(in: object).pointee = Self.unboxExactly(value)

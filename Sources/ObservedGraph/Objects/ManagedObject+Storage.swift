@@ -56,15 +56,6 @@ extension ManagedObject {
     noteAccess(slot, keyPath)
   }
 
-  /// A typed getter's read while a typed key path is being resolved, from an ``Attribute`` whose
-  /// type has probe values (``ProbedAttributeValue``): whether the key path is that getter is
-  /// told by its values (``FieldAccess/readsAlone(_:on:slot:)``).
-  @usableFromInline
-  final func recordTypedRead(_ slot: Int) {
-    link.unsafelyUnwrapped.accessRecording?.reads.append(
-      (self, slot, keyPath: nil, typed: true))
-  }
-
   /// Writes a slot: the mutation path's apply phase and primitive sets (each counts itself as a
   /// change of the graph, see `ObjectContext.generation`).
   func write(_ value: consuming Any?, at slot: Int) {
@@ -85,7 +76,7 @@ extension ManagedObject {
   /// otherwise to Swift Observation if the context takes part in it.
   private func noteAccess(_ slot: Int, _ keyPath: AnyKeyPath?) {
     if let recording = link?.accessRecording {
-      recording.reads.append((self, slot, keyPath, typed: keyPath != nil))
+      recording.reads.append((self, slot, keyPath))
       return
     }
     registrar?.access(self, slot)

@@ -81,10 +81,10 @@ extension KeyValueObserving where Self: ManagedObject {
     // Read the key path once, recording every read the read hook sees.
     let recording = AccessRecording()
     link.accessRecording = recording
-    let value = self[keyPath: keyPath]
+    _ = self[keyPath: keyPath]
     link.accessRecording = nil
     let reads = recording.reads
-    if reads.count == 1, isGetter(reads[0], of: keyPath, giving: value) {
+    if reads.count == 1, isGetter(reads[0], of: keyPath) {
       let property = entity.properties[reads[0].slot]
       if type(of: self).keyPathsForValuesAffectingValue(forKey: property.name).isEmpty {
         // An attribute whose value lives in a field of this very type also takes typed sets.
@@ -110,19 +110,14 @@ extension KeyValueObserving where Self: ManagedObject {
       })
   }
 
-  /// Whether `keyPath`, which gave `value` and made the one read `read`, is the getter of the
-  /// property read: the getter's own key path, or, for an ``Attribute`` of a type with probe
-  /// values (which reports none), a key path that gives this object's field back as it is and
-  /// the probe values back on a scratch object (``KeyPathNames/isAttributeGetter(_:slot:in:)``).
-  private func isGetter<Value>(
-    _ read: AccessRecording.Read, of keyPath: KeyPath<Self, Value>, giving value: Value
-  ) -> Bool {
-    guard read.object === self else { return false }
-    if let getter = read.keyPath { return getter == keyPath as AnyKeyPath }
-    guard read.typed, let field = entity.fields[read.slot], field.holds(value, in: self) else {
-      return false
-    }
-    return KeyPathNames.isAttributeGetter(keyPath, slot: read.slot, in: entity)
+  /// Whether `keyPath`, which made the one read `read`, is the getter of the property read: the
+  /// getter reported its own key path, and it is `keyPath` (an inherited property's getter
+  /// reports its declaring class's key path, so it is observed as a computed property would be,
+  /// through what it reads).
+  private func isGetter<Value>(_ read: AccessRecording.Read, of keyPath: KeyPath<Self, Value>)
+    -> Bool
+  {
+    read.object === self && read.keyPath == keyPath as AnyKeyPath
   }
 
   /// The key paths from this object that a recorded read reached: a read of an object reached

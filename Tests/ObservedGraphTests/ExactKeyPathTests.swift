@@ -3,9 +3,9 @@ import Testing
 
 @testable import ObservedGraph
 
-// An attribute of every type with probe values, one of a type without (its getter reports its key
-// path), and computed properties that read one attribute: most change some value on its way out,
-// two are plain aliases.
+// An attribute of every attribute type, and computed properties that read one attribute: most
+// change some value on its way out, some only values no test would try, three are plain aliases
+// (one settable). A key path names an attribute only when it is the attribute's own property.
 
 final class ProbeItem: ManagedObject {
   @Attribute var title: String = ""
@@ -55,13 +55,26 @@ final class ProbeItem: ManagedObject {
   var ratingOrNil: Int? { rating.flatMap { $0 > 0 ? $0 : nil } }
   var firstTags: [String] { Array(tags.prefix(1)) }
 
+  // Changes only titles longer than 400 characters (issue 34's example).
+  var longPrefix: String { String(title.prefix(400)) }
+
   // Aliases: they give every value of their attribute back unchanged.
   var titleAlias: String { title }
   var pagesAlias: Int { pages }
+  var settableTitle: String {
+    get { title }
+    set { title = newValue }
+  }
 }
 
-@Suite("A typed getter told from a computed property by its values")
-struct GetterProbeTests {
+// A subclass's computed property reading an inherited attribute.
+extension Player {
+  var firstNameAlias: String { firstName }
+  var firstInitial: String { String(firstName.prefix(1)) }
+}
+
+@Suite("A typed getter told from a computed property by its key path")
+struct ExactKeyPathTests {
   static let model = try! ObjectModel(types: [ProbeItem.self])
   static var entity: EntityDescription { model.entity(for: ProbeItem.self)! }
 
@@ -96,7 +109,9 @@ struct GetterProbeTests {
     Case(keyPath: \.publishedDay, name: "published"), Case(keyPath: \.coverHead, name: "cover"),
     Case(keyPath: \.isbnOrZero, name: "isbn"), Case(keyPath: \.httpLink, name: "homepage"),
     Case(keyPath: \.notSigned, name: "isSigned"), Case(keyPath: \.ratingOrNil, name: "rating"),
-    Case(keyPath: \.firstTags, name: "tags"),
+    Case(keyPath: \.firstTags, name: "tags"), Case(keyPath: \.longPrefix, name: "title"),
+    Case(keyPath: \.titleAlias, name: "title"), Case(keyPath: \.pagesAlias, name: "pages"),
+    Case(keyPath: \.settableTitle, name: "title"),
   ]
 
   /// Every attribute's own getter resolves to its name, as one step of a predicate or sort.
@@ -112,8 +127,9 @@ struct GetterProbeTests {
       ])
   }
 
-  /// A computed property that reads one attribute but gives some value of it back changed is
-  /// refused, naming what it reads; so is one that reads its attribute twice.
+  /// A computed property that reads one attribute is refused, naming what it reads, whatever
+  /// values it gives back: one that changes them, one that changes only values longer than any a
+  /// test would try, and aliases that give every value back unchanged (settable or not).
   @Test(arguments: computed)
   func aComputedPropertyIsRefused(_ example: Case) {
     for singleStep in [true, false] {
@@ -128,30 +144,52 @@ struct GetterProbeTests {
     }
   }
 
-  /// A computed property that gives its attribute back unchanged cannot be told from the
-  /// attribute's getter by its values: a predicate or sort on it means the attribute (and selects
-  /// and orders exactly as the alias would). Documented in Fetching.md.
-  @Test func anAliasMeansItsAttribute() throws {
-    #expect(
-      try FetchSort(SortDescriptor(\ProbeItem.titleAlias), model: Self.model).keyPath == "title")
+  /// Issue 34's example: with a title of 500 characters, a predicate comparing the first 400 of
+  /// them with the whole title selected the book (the computed property was taken for `title`).
+  /// It is refused, in a predicate and in a sort, and an alias of `title` too; the attribute
+  /// itself selects the book.
+  @Test func aComputedPropertyIsNeverTakenForItsAttribute() throws {
     let context = ObjectContext(model: Self.model)
-    for (title, pages) in [("B", 3), ("a", 1), ("C", 2)] {
-      let item = context.insert(ProbeItem.self)
-      item.title = title
-      item.pages = pages
+    let long = String(repeating: "é", count: 500)
+    let item = context.insert(ProbeItem.self)
+    item.title = long
+    for predicate in [
+      #Predicate<ProbeItem> { $0.longPrefix == long }, #Predicate<ProbeItem> { $0.titleAlias == long },
+    ] {
+      let error = #expect(throws: ObjectGraphError.self) {
+        _ = try context.fetch(FetchRequest<ProbeItem>(predicate: predicate))
+      }
+      #expect(error?.kind == .invalidPredicate && error?.entity == "ProbeItem")
+      #expect(error?.reason.contains("is a computed property (it reads title)") == true)
     }
-    let aliased = try context.fetch(
-      FetchRequest<ProbeItem>(
-        predicate: #Predicate { $0.pagesAlias > 1 }, sortBy: [SortDescriptor(\.titleAlias)]))
-    #expect(aliased.map(\.title) == ["B", "C"])
+    for sort in [SortDescriptor(\ProbeItem.longPrefix), SortDescriptor(\ProbeItem.titleAlias)] {
+      let error = #expect(throws: ObjectGraphError.self) {
+        _ = try FetchSort(sort, model: Self.model)
+      }
+      #expect(error?.reason.contains("is a computed property (it reads title)") == true)
+    }
     let direct = try context.fetch(
-      FetchRequest<ProbeItem>(
-        predicate: #Predicate { $0.pages > 1 }, sortBy: [SortDescriptor(\.title)]))
-    #expect(aliased.map(\.objectID) == direct.map(\.objectID))
+      FetchRequest<ProbeItem>(predicate: #Predicate { $0.title == long }))
+    #expect(direct.map(\.objectID) == [item.objectID])
   }
 
-  /// Resolving a key path leaves the objects of a context alone: its probes go into a scratch
-  /// object's fields.
+  /// An inherited attribute resolves through a subclass's key path; a getter-only computed
+  /// property of the subclass reading it, alias or not, is refused.
+  @Test func aSubclassKeyPathToAnInheritedAttribute() throws {
+    #expect(
+      try KeyPathNames.names(
+        of: \Player.firstName, in: League.model.entitiesByName["Player"]!, singleStep: true)
+        == ["firstName"])
+    for keyPath in [\Player.firstNameAlias, \Player.firstInitial] {
+      let error = #expect(throws: ObjectGraphError.self) {
+        _ = try FetchSort(SortDescriptor(keyPath), model: League.model)
+      }
+      #expect(error?.entity == "Player")
+      #expect(error?.reason.contains("is a computed property (it reads firstName)") == true)
+    }
+  }
+
+  /// Resolving a key path leaves the objects of a context alone: it reads scratch objects.
   @Test func resolvingChangesNoObject() throws {
     let context = ObjectContext(model: Self.model)
     let item = context.insert(ProbeItem.self)
@@ -172,7 +210,7 @@ struct GetterProbeTests {
 /// attribute (typed sets reach its observers directly), a computed property through what it
 /// reads, delivering its own values.
 @Suite("Typed observation of a getter and of a computed property")
-struct GetterProbeObservationTests {
+struct ExactKeyPathObservationTests {
   /// The changes an observer heard, as "old→new".
   final class Heard {
     var changes: [String] = []
@@ -181,7 +219,7 @@ struct GetterProbeObservationTests {
   /// A saved item in a context without Swift Observation.
   private static func savedItem() throws -> (ObjectContext, ProbeItem) {
     let context = ObjectContext(
-      model: GetterProbeTests.model, participatesInSwiftObservation: false)
+      model: ExactKeyPathTests.model, participatesInSwiftObservation: false)
     let item = context.insert(ProbeItem.self)
     try context.save()
     return (context, item)
@@ -228,8 +266,9 @@ struct GetterProbeObservationTests {
     withExtendedLifetime(context) {}
   }
 
-  /// A computed property whose value differs from its attribute's on this object is told apart
-  /// before any probe runs; an alias is observed as its attribute and hears the same values.
+  /// An alias is observed as a computed property, through what it reads: it hears the values of
+  /// its attribute, as a computed property that changes them hears its own. Neither takes the
+  /// attribute's direct typed route.
   @Test func anAliasHearsWhatItsAttributeHears() throws {
     let (context, item) = try Self.savedItem()
     let (alias, none) = (Heard(), Heard())
@@ -240,7 +279,24 @@ struct GetterProbeObservationTests {
     item.title = ""
     #expect(alias.changes == ["→Dune", "Dune→"])
     #expect(none.changes == ["none→Dune", "Dune→none"])
+    #expect(!item.isQuietInline(item.entity.propertiesByName["title"]!.slot))
     for token in tokens { token.invalidate() }
+    withExtendedLifetime(context) {}
+  }
+
+  /// Issue 34's example: an observer of the first 400 characters of the title hears 400
+  /// characters when the title becomes 450 long (it heard all 450 when the computed property was
+  /// taken for the attribute).
+  @Test func aComputedPropertyOfLongValuesHearsItsOwnValues() throws {
+    let (context, item) = try Self.savedItem()
+    var heard: [Int] = []
+    let token = item.observe(\.longPrefix, options: [.new]) { _, change in
+      heard.append(change.newValue!.count)
+    }
+    item.title = String(repeating: "x", count: 450)
+    item.title = "short"
+    #expect(heard == [400, 5])
+    token.invalidate()
     withExtendedLifetime(context) {}
   }
 }
