@@ -6,8 +6,8 @@
 final class ChangeTracker {
   /// Objects inserted, deleted or changed since the last save, in no particular order. Each knows
   /// its place in the list (`ManagedObject.dirtyIndex`, -1 when it is not in it), so adding and
-  /// removing are a store or a swap with the last: one reference per object, where a hash table
-  /// by identity took about 42 bytes per object (benchmark row "heap bytes per object").
+  /// removing are a store or a swap with the last: one reference per object, and no hash table by
+  /// identity.
   @exclusivity(unchecked) private(set) var dirty: ContiguousArray<ManagedObject> = []
   #if OBSERVEDGRAPH_INVARIANTS
     private var fullChecks = FullCheckSchedule()
@@ -190,7 +190,7 @@ enum SlotTracking: Hashable, Codable, Sendable {
   case unchanged
   case changed
   /// Out of line: most steps record `.unchanged` or `.changed`, so the large payload costs an
-  /// allocation only where it is needed (benchmark row "bytes retained per scalar undo step").
+  /// allocation only where it is needed.
   indirect case changedFrom(SnapshotValue)
 }
 

@@ -15,7 +15,7 @@ struct Edit {
   var change: Change
   /// A set's value before the change (nil for other kinds). The values of a set live here rather
   /// than in ``Change`` so that `Change` has no existential payload: matching it then copies no
-  /// `Any?` (benchmark row "typed attribute set").
+  /// `Any?`.
   var old: Any? = nil
   /// A set's value after the change (nil for other kinds).
   var new: Any? = nil
@@ -108,8 +108,7 @@ struct PlannedEdit {
   /// Whether undo or redo makes the edit: the object is restored (see
   /// ``ManagedObject/awake(fromSnapshotEvents:)``).
   var isReplay = false
-  /// The parts only brackets and undo use, kept out of line so that the common edit copies cheaply
-  /// (benchmark row "typed attribute set").
+  /// The parts only brackets and undo use, kept out of line so that the common edit copies cheaply.
   private var extras: Extras?
 
   private final class Extras {
@@ -156,10 +155,10 @@ struct SlotKey: Hashable {
   }
 }
 
-/// The edits of one change, in the order they are applied, as the phases of the mutation path
-/// read them. The phases are generic over it so that the plan of a single edit (``SingleEdit``,
-/// every attribute set) is a plain struct read in place, while changes with several edits use an
-/// ``EditList`` (benchmark row "typed attribute set"): the same phase code, specialized.
+/// The edits of one change, in the order they are applied, as the phases of the mutation path read
+/// them. The phases are generic over it so that the plan of a single edit (``SingleEdit``, every
+/// attribute set) is a plain struct read in place, while changes with several edits use an
+/// ``EditList``: the same phase code, specialized.
 protocol EditSequence {
   var count: Int { get }
   subscript(position: Int) -> PlannedEdit { get }
@@ -225,9 +224,9 @@ struct InlineList<Element> {
   }
 }
 
-/// Values by slot for the few slots one change touches: a list searched in order while short,
-/// a table once it is long (benchmark row "cascade delete": undo made and hashed tables of a
-/// dozen entries for every deleted object it brought back).
+/// Values by slot for the few slots one change touches: a list searched in order while short, a
+/// table once it is long, so that a change of a few slots (undo bringing back a deleted object,
+/// say) makes and hashes no table.
 struct SlotTable<Value> {
   private var list: [(key: SlotKey, value: Value)] = []
   private var table: [SlotKey: Value] = [:]

@@ -32,8 +32,7 @@ import UndoLog
 /// Inspect a step to see what a group touches: ``objectIDs`` and ``changedKeys(in:)``.
 public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
   /// The step's content in one allocation: the log stores the step as a single reference, so
-  /// recording and moving it copies a pointer, not a large value (benchmark row "same with undo
-  /// recording on").
+  /// recording and moving it copies a pointer, not a large value.
   private var body: Body
 
   private enum Body {

@@ -2,25 +2,21 @@
 ///
 /// A context numbers its objects from 1 (a store hands keys out in blocks), so keys are dense: a
 /// page holds 256 entries side by side, and an object costs its entry, a 256th of the page's own
-/// keeping and its presence bit — about 8.2 bytes for the registry's 8-byte entries — where a
-/// hash table costs two to three entries' worth with its key beside each (benchmark row "heap
-/// bytes per object": the registry's dictionary was 63 bytes per object at 100,000 objects).
-/// Pages that empty are removed.
+/// keeping and its presence bit — about 8.2 bytes for the registry's 8-byte entries — where a hash
+/// table costs two to three entries' worth with its key beside each. Pages that empty are removed.
 ///
-/// The pages of keys below 2²⁶ (67 million keys: a store counts its keys up from 1) sit in an
-/// array by page number, so a lookup is two array reads, without hashing; the pages of larger
-/// keys sit in a dictionary (benchmark rows "reach … as faults" and "fetch … by a predicate": a
-/// load looks up each row's object and the object its to-one names, which are on different
-/// pages).
+/// The pages of keys below 2²⁶ (67 million keys: a store counts its keys up from 1) sit in an array
+/// by page number, so a lookup is two array reads, without hashing; the pages of larger keys sit in
+/// a dictionary. A load looks up each row's object and the object its to-one names, which are on
+/// different pages.
 ///
-/// A load meets keys that hold nothing yet, in the order a relationship names them, each on
-/// another page: the pages (2 KiB per 256 keys) are not in the processor's cache when it does,
-/// since the objects the load makes push them out. So a key of the array's pages is looked up by
-/// a bit first (32 bytes per 256 keys, 128 KiB for a million keys, which stay in the cache), and
-/// an entry that holds nothing is written without being read. A page is raw memory the table
-/// owns: writing an entry checks no buffer's uniqueness, which would read the page's header
-/// (benchmark row "reach … as faults": each of these reads was one from main memory per object).
-/// That is also why the table is a class: copies would share the pages.
+/// A load meets keys that hold nothing yet, in the order a relationship names them, each on another
+/// page: the pages (2 KiB per 256 keys) are not in the processor's cache when it does, since the
+/// objects the load makes push them out. So a key of the array's pages is looked up by a bit first
+/// (32 bytes per 256 keys, 128 KiB for a million keys, which stay in the cache), and an entry that
+/// holds nothing is written without being read. A page is raw memory the table owns: writing an
+/// entry checks no buffer's uniqueness, which would read the page's header from main memory for
+/// every object a load makes. That is also why the table is a class: copies would share the pages.
 final class KeyTable<Value> {
   private static var pageShift: Int64 { 8 }
   private static var pageSize: Int { 1 << pageShift }

@@ -50,10 +50,10 @@ extension ObjectContext {
   private func cascadeSet(from root: ManagedObject) -> ([ManagedObject], shapesAreQuiet: Bool) {
     var order: [ManagedObject] = []
     var shapesAreQuiet = true
-    // Each object reached is marked in place while the set is gathered: no table by identity
-    // (benchmark row "cascade delete"). The marks are cleared before the set is returned.
-    // The stack holds objects unretained: each is held by the relationship it was reached
-    // through (or is the caller's root), and nothing changes while the set is gathered.
+    // Each object reached is marked in place while the set is gathered: no table by identity. The
+    // marks are cleared before the set is returned. The stack holds objects unretained: each is
+    // held by the relationship it was reached through (or is the caller's root), and nothing
+    // changes while the set is gathered.
     var stack = [Unmanaged.passUnretained(root)]
     while let reference = stack.popLast() {
       let next = reference.takeUnretainedValue()

@@ -57,8 +57,7 @@ extension ObjectContext {
     if let object = objectInMemory(forLoad: entity, key: key, notingConflict: notingConflict) {
       return object
     }
-    // No object has the key: each table was asked once (benchmark rows "SQLite store: reach"
-    // and "fetch").
+    // No object has the key: each table has been asked once.
     guard store != nil, !entity.isAbstract, key > 0 else { return nil }
     return newFault(entity, key: key, batchable: batchable)
   }
@@ -143,8 +142,7 @@ extension ObjectContext {
   ///   there is no store), or what the store throws.
   func fulfilFault(of object: ManagedObject) throws {
     guard object.isFaultFlag else { return }
-    // A fault whose values came with a load (prefilled) needs neither its identifier nor the
-    // store (benchmark row "SQLite store: reach").
+    // A fault whose values came with a load (prefilled) needs neither its identifier nor the store.
     if object.marks & ManagedObject.prefilledMark == 0 {
       let id = object.objectID
       guard let store else { throw notFound(id) }
@@ -307,8 +305,8 @@ extension ManagedObject {
         .invalidObject, entity: entity.name, key: key, value: objectID.description,
         reason: "the fault \(objectID) cannot be fulfilled: its context was reset or released")
     }
-    // A fault whose values came with a load needs nothing of its context, so no reference to
-    // the context is taken (benchmark row "fetch by a predicate": each object's first read).
+    // A fault whose values came with a load needs nothing of its context, so the first read of a
+    // fetched object takes no reference to the context.
     if marks & ManagedObject.prefilledMark != 0 { return completeFulfilment() }
     // Held for the call: the app's `awakeFromFetch` may drop the last other reference to the
     // context.

@@ -34,9 +34,8 @@ extension ObjectContext {
   ///   objects of the entity, when sorting happens in memory.
   public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
     let objects = try fetchObjects(request)
-    // Objects of exactly `Result`'s class (all of them, mostly) need no cast: the array is
-    // already an array of `Result`s (benchmark rows "SQLite store: fetch": the cast of each was
-    // about 460 instructions an object).
+    // Objects of exactly `Result`'s class (all of them, mostly) need no cast: the array is already
+    // an array of `Result`s, and no object goes through the runtime's dynamic cast.
     let resultClass = ObjectIdentifier(Result.self)
     guard objects.allSatisfy({ ObjectIdentifier(type(of: $0)) == resultClass }) else {
       return objects.map { $0 as! Result }
@@ -117,11 +116,10 @@ extension ObjectContext {
     return objects
   }
 
-  /// Fulfils the faults a fetch returns, in order. Each object's marks are read a few objects
-  /// ahead of its fulfilment, so that the memory loads of several objects overlap: after a large
-  /// load the objects are out of the processor's caches, and each fulfilment waited for its
-  /// object's (benchmark row "sorted fetch … fulfilled": the walk went from 19 % to 12 % of the
-  /// fetch, measured with `perf`).
+  /// Fulfils the faults a fetch returns, in order. Each object's marks are read a few objects ahead
+  /// of its fulfilment, so that the memory loads of several objects overlap: after a large load the
+  /// objects are out of the processor's caches, and each fulfilment would otherwise wait for its
+  /// object's.
   private func fulfilFetched(_ objects: [ManagedObject]) throws {
     let ahead = 8
     var touched: UInt8 = 0

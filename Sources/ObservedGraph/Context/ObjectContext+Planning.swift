@@ -325,9 +325,9 @@ struct EditPlan {
   /// to-many of n members plans n merges).
   private var mergedRemovals: [Int: (objects: [ManagedObject], members: Set<ObjectIdentifier>)] =
     [:]
-  /// Where the sets that later sets of the same slot merge into are: a short list scanned while
-  /// the plan has few of them, then a table (benchmark row "cascade delete": a table made and
-  /// hashed for every deleted object was a fifth of its planning).
+  /// Where the sets that later sets of the same slot merge into are: a short list scanned while the
+  /// plan has few of them, then a table, so that a plan of a few sets (the delete of one object of
+  /// a cascade) makes and hashes no table.
   private var setPositions: ContiguousArray<Int> = []
   private var sets: [SlotKey: Int] = [:]
 

@@ -1,4 +1,4 @@
-/// The quiet cascade delete (benchmark row "cascade delete … time to build it").
+/// The quiet cascade delete.
 ///
 /// A delete takes each object of its cascade set through the mutation path, one change per
 /// object: its relationships emptied (and the other sides unlinked), then the object marked
@@ -15,9 +15,8 @@ extension ObjectContext {
   /// that every relationship of every object may be emptied quietly.
   func deleteQuietly(_ doomed: [ManagedObject], shapesAreQuiet: Bool) -> Bool {
     guard !center.hasTaps, brackets.isEmpty else { return false }
-    // With no observer in the context and no store to make faults, no object can be observed or
-    // a fault: only the shapes of the relationships are left to check, and the cascade set did
-    // (benchmark row "cascade delete").
+    // With no observer in the context and no store to make faults, no object can be observed or a
+    // fault: only the shapes of the relationships are left to check, and the cascade set did.
     let mayHear = center.isObserved || store != nil
     if mayHear || !shapesAreQuiet, !canDeleteQuietly(doomed, mayHear: mayHear) { return false }
     let column =
@@ -229,9 +228,8 @@ extension ObjectContext {
   /// would.
   ///
   /// Bringing objects back, it marks each victim in place (`cascadeMark`) before its links are
-  /// checked, in the order the batch brings them back: no table by identity (benchmark row "undo
-  /// of the delete"). The batch clears each mark as it brings the victim back; a refusal clears
-  /// them at once.
+  /// checked, in the order the batch brings them back: no table by identity. The batch clears each
+  /// mark as it brings the victim back; a refusal clears them at once.
   private func canReplayQuietly(_ column: DeletionColumn) -> Bool {
     var marked = 0
     if canReplayQuietly(column, marked: &marked) { return true }

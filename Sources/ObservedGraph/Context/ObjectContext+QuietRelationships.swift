@@ -1,5 +1,4 @@
-/// The quiet relationship change (benchmark rows "to-many insert with inverse upkeep" and
-/// "cascade delete … time to build it").
+/// The quiet relationship change.
 ///
 /// A to-one set whose inverse is an unordered to-many — `child.parent = parent`, or
 /// `parent.mutableSet(forKey: "children").insert(child)` — changes three slots: the child's, the
@@ -106,8 +105,8 @@ extension ObjectContext {
   }
 
   /// Registers a new object when nothing hears an insertion (no tap, no undo recording, no open
-  /// manual bracket): what the apply phase does for it, with no plan built (benchmark row
-  /// "cascade delete … time to build it"). False when the insertion must take the whole path.
+  /// manual bracket): what the apply phase does for it, with no plan built. False when the
+  /// insertion must take the whole path.
   func insertQuietly(_ object: ManagedObject) -> Bool {
     guard isQuietForRelationships, object.lifecycle == .detached, object.observers == nil
     else { return false }

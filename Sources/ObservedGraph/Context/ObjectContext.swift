@@ -216,8 +216,7 @@ public final class ObjectContext {
     return try insertObject(of: entity)
   }
 
-  /// The entity of a class, the last one asked for kept: inserts come in runs of one class
-  /// (benchmark row "cascade delete … time to build it").
+  /// The entity of a class, the last one asked for kept: inserts come in runs of one class.
   private func entity(for type: ManagedObject.Type) -> EntityDescription? {
     let id = ObjectIdentifier(type)
     if let last = lastInsertedEntity, last.type == id { return last.entity }

@@ -23,7 +23,7 @@ final class ObjectRegistry {
   let storeIdentifier: UUID
   /// Whether registered objects are retained (see the type's documentation).
   // Read by every registration, written only by the context's own calls: this and the key and
-  // detached tables skip dynamic exclusivity checks (benchmark row "build a 100 k-node tree").
+  // detached tables skip dynamic exclusivity checks.
   @exclusivity(unchecked) var retainsObjects = true {
     didSet {
       guard retainsObjects != oldValue else { return }
@@ -50,19 +50,18 @@ final class ObjectRegistry {
   }
   /// How many keys a context takes from its store at a time.
   static let keyBlockSize = 1024
-  /// Registered objects by key (keys are unique within the store): one table, one small entry
-  /// per object, in pages of consecutive keys (benchmark row "heap bytes per object").
-  /// Read and changed only by the registry's own methods, which never overlap: the table's
-  /// fields skip dynamic exclusivity checks (benchmark row "undo, redo of 1M attribute steps").
+  /// Registered objects by key (keys are unique within the store): one table, one small entry per
+  /// object, in pages of consecutive keys. Read and changed only by the registry's own methods,
+  /// which never overlap: the table's fields skip dynamic exclusivity checks.
   let registered = KeyTable<Entry>()
   private let detached = KeyTable<Entry>()
   #if OBSERVEDGRAPH_INVARIANTS
     private var fullChecks = FullCheckSchedule()
   #endif
 
-  /// A reference that keeps its object alive (while the registry retains objects), or one that
-  /// does not — valid while the object is in a table, which it leaves in its `deinit`. One
-  /// pointer: the case lives in the pointer's spare bits (benchmark row "heap bytes per object").
+  /// A reference that keeps its object alive (while the registry retains objects), or one that does
+  /// not — valid while the object is in a table, which it leaves in its `deinit`. One pointer: the
+  /// case lives in the pointer's spare bits.
   enum Entry {
     case retained(ManagedObject)
     case unretained(Unmanaged<ManagedObject>)
@@ -135,8 +134,8 @@ final class ObjectRegistry {
   }
 
   /// Whether `id` is the identifier of `object`, an object of this registry with `id`'s key: the
-  /// same store and entity name, compared without building the object's identifier (benchmark
-  /// row "cascade delete": undo looks every object of its steps up).
+  /// same store and entity name, compared without building the object's identifier, since undo
+  /// looks up every object of its steps.
   private func names(_ object: ManagedObject, _ id: ObjectID) -> Bool {
     id.storeIdentifier == storeIdentifier && object.entity.name == id.entityName
   }
@@ -178,7 +177,7 @@ final class ObjectRegistry {
   }
 
   /// Registers a new object whose key no registered or detached object has (the caller checked):
-  /// one table written, not two (benchmark row "SQLite store: reach").
+  /// one table written, not two.
   func registerNew(_ object: ManagedObject) {
     let key = object.objectKey
     assert(registered[key] == nil && detached[key] == nil, "key \(key) is taken")

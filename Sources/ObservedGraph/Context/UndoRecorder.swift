@@ -8,8 +8,7 @@ final class UndoRecorder {
   /// The log, or nil: then nothing is recorded.
   @exclusivity(unchecked) private(set) var log: UndoLog?
   /// What the log holds (weakly) to find this context when it applies a step: not the context
-  /// itself, whose reference counting a weak reference would move to the slow path (benchmark
-  /// rows "same with undo recording on", "undo, redo of 1M attribute steps").
+  /// itself, whose reference counting a weak reference would move to the slow path.
   let participant: UndoParticipant
   private var subscription: UndoLog.EventSubscription?
   /// Whether an undo or redo of `log` is running: restored objects are being collected.
@@ -22,8 +21,7 @@ final class UndoRecorder {
   private var bracketChanges: [RecordedChange] = []
   /// The column quiet typed sets are recorded in (see ``AttributeColumn``), while its step is the
   /// newest of the log's open group, with the mark that lets that step grow.
-  /// Read without retains on every recorded set (benchmark row "set with undo recording on"):
-  /// `openColumn` and `log` hold them.
+  /// Read without retains on every recorded set: `openColumn` and `log` hold them.
   @exclusivity(unchecked) private var openColumn: AttributeColumn?
   @exclusivity(unchecked) private var openColumnReference: Unmanaged<AttributeColumn>?
   @exclusivity(unchecked) private var openMark: UndoLog.StepMark?
@@ -51,9 +49,8 @@ final class UndoRecorder {
     closeColumn()
     logReference = newLog.map { Unmanaged.passUnretained($0) }
     newLog?.addParticipant(participant)
-    // Not captured weakly: a weak reference would move all of the recorder's reference counting
-    // to the runtime's slow path (benchmark row "set with undo recording on"). The subscription
-    // is the recorder's, and ends with it.
+    // Not captured weakly: a weak reference would move all of the recorder's reference counting to
+    // the runtime's slow path. The subscription is the recorder's, and ends with it.
     subscription = newLog?.onEvent { [unowned(unsafe) self] event in self.logEvent(event) }
   }
 
@@ -75,7 +72,7 @@ final class UndoRecorder {
       return
     }
     if plan.count == 1 && !waitingForBrackets {
-      // One edit, one change: no list (benchmark row "same with undo recording on").
+      // One edit, one change: no list.
       guard plan[0].changes else { return }
       log.register(GraphUndoStep(change: inverse(of: plan[0], tracker: context.tracker)))
       return
@@ -211,8 +208,7 @@ final class UndoRecorder {
       object.awake(fromSnapshotEvents: events)
       return
     }
-    // The events are kept in the object: no table by identity (benchmark rows "undo, redo of 1M
-    // attribute steps" and "undo of the delete").
+    // The events are kept in the object: no table by identity.
     assert(
       events.rawValue & ~UInt(ManagedObject.restoredEventBits) == 0,
       "ObservedGraph: snapshot events fit in bits 1-5")
