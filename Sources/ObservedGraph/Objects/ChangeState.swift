@@ -4,8 +4,7 @@
 ///
 /// Slots below 64 are bits in the object itself; the rare parts — slots from 64 on, committed
 /// values, and the pending state's slots from 64 on (see ``PendingState``) — share one box,
-/// ``SlotOverflow``, made when first needed: two words per object instead of five (benchmark row
-/// "heap bytes per object").
+/// ``SlotOverflow``, made when first needed: two words per object instead of five.
 struct ChangeState {
   private var low: UInt64 = 0
   /// The rare parts; nil until first needed.
@@ -86,7 +85,7 @@ struct ChangeState {
 /// The rare parts of an object's change and pending state (see ``ChangeState``).
 final class SlotOverflow {
   // Reached only through the object's `changes`, so no access overlaps: no dynamic exclusivity
-  // checks (benchmark row "cascade delete").
+  // checks.
   /// Changed slots from 64 on.
   @exclusivity(unchecked) var changed: [Int] = []
   /// Committed values by slot.
@@ -105,10 +104,10 @@ final class SlotOverflow {
   }
 }
 
-/// The committed values of an object's changed slots, by slot: the first in place and the
-/// others in a short list, since an object changes few slots between two saves — a dictionary
-/// cost an allocation, a hash table and a hash per slot of every saved object a change touches,
-/// and most such objects keep one value (benchmark row "cascade delete").
+/// The committed values of an object's changed slots, by slot: the first in place and the others in
+/// a short list, since an object changes few slots between two saves and most such objects keep one
+/// value. No dictionary, so no allocation, hash table or hash per slot for every saved object a
+/// change touches.
 struct CommittedValues {
   private var first: (slot: Int, value: SnapshotValue)?
   private var others: ContiguousArray<(slot: Int, value: SnapshotValue)> = []

@@ -66,10 +66,9 @@ final class ContextLink {
   /// makes one: a retain and a release).
   @exclusivity(unchecked) private(set) var hasContext = false
   /// The object whose ``ManagedObject/awakeFromFetch()`` runs: its attribute sets are stored
-  /// without being tracked, observed or recorded. Kept here, where a fulfilment reaches it
-  /// through the link its object holds, rather than in the context; its identity only, so that
-  /// a fulfilment does not retain and release the object (benchmark row "fetch by a predicate":
-  /// each object's first read).
+  /// without being tracked, observed or recorded. Kept here, where a fulfilment reaches it through
+  /// the link its object holds, rather than in the context; its identity only, so that a fulfilment
+  /// (every fetched object's first read) does not retain and release the object.
   @exclusivity(unchecked) var awakeningFromFetch: ObjectIdentifier?
 
   init(

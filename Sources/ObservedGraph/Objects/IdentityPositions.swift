@@ -2,11 +2,10 @@
 /// unordered one keeps a ``MemberIndex``, a quarter of the size), and of the quiet delete.
 ///
 /// An open-addressing table keyed by the object's address, probed linearly from a multiplicative
-/// hash of it, at most three quarters full; removal shifts the entries after it back, so no tombstones
-/// build up. A lookup is a multiply and usually one compare, where a `Dictionary` keyed by
-/// `ObjectIdentifier` runs the seeded SipHash (benchmark row "to-many insert with inverse
-/// upkeep": two hashes were a fifth of a quiet insert). The collection's members array holds the
-/// objects, so an address stays theirs while it is a key.
+/// hash of it, at most three quarters full; removal shifts the entries after it back, so no
+/// tombstones build up. A lookup is a multiply and usually one compare, where a `Dictionary` keyed
+/// by `ObjectIdentifier` runs the seeded SipHash. The collection's members array holds the objects,
+/// so an address stays theirs while it is a key.
 struct IdentityPositions {
   private struct Entry {
     /// The object's address; 0 for an empty entry.

@@ -53,9 +53,8 @@ extension ManagedObject {
     let context = try usableContext(key: key)
     try fulfilFault(key: key)
     guard property.isRelationship else {
-      // Benchmark row "KVC set by string key": a value of exactly the type of an attribute kept in
-      // a typed field, set quietly, goes straight into the field (the general path would accept
-      // it as it is too).
+      // A value of exactly the type of an attribute kept in a typed field, set quietly, goes
+      // straight into the field (the general path would accept it as it is too).
       if let value, let field = entity.fields[property.slot], type(of: value) == field.valueType,
         context.isQuietSet(self, property.slot)
       {
@@ -202,7 +201,7 @@ extension ManagedObject {
   /// The context of an object that may change, or an error saying why it cannot: it was deleted,
   /// left its context, or its context is gone.
   func usableContext(key: @autoclosure () -> String?) throws -> ObjectContext {
-    // The common case first, with nothing to build (benchmark row "typed attribute set").
+    // The common case first, with nothing to build.
     if lifecycle == .registered && !isDeletedFlag, let context = link?.context { return context }
     try checkChangeable(key: key())
     return link!.context!
@@ -251,8 +250,7 @@ extension ObjectContext {
   func validatedAttribute(_ value: Any?, for property: Property, of object: ManagedObject) throws
     -> Any?
   {
-    // Benchmark row "KVC set by string key": a value already of the held type (the common case)
-    // needs no unwrapping or conversion.
+    // A value already of the held type (the common case) needs no unwrapping or conversion.
     if let value, property.attributeAccepts!(value) { return value }
     let type = property.attributeType!
     guard let value = unboxed(value) else {

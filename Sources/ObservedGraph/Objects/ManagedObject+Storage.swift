@@ -27,8 +27,8 @@ extension ManagedObject {
     return load(slot)
   }
 
-  /// Whether a typed getter's read needs nothing but the registrar's `access`: the object is
-  /// loaded and no typed key path is being resolved (benchmark row "typed attribute read").
+  /// Whether a typed getter's read needs nothing but the registrar's `access`: the object is loaded
+  /// and no typed key path is being resolved.
   @inlinable @inline(__always)
   final var readsPlainly: Bool { !isFaultFlag && link.unsafelyUnwrapped.accessRecording == nil }
 
@@ -38,8 +38,7 @@ extension ManagedObject {
   /// path is only made when it is needed).
   @usableFromInline
   final func readHook(_ slot: Int) -> Bool {
-    // The common case first (benchmark row "typed attribute read"): a loaded object that has a
-    // registrar, outside a key path's resolution.
+    // The common case first: a loaded object that has a registrar, outside a key path's resolution.
     if let registrar, !isFaultFlag, link.unsafelyUnwrapped.accessRecording == nil {
       registrar.access(self, slot)
       return false
@@ -105,12 +104,11 @@ extension ManagedObject {
     case full
   }
 
-  /// The first half of a typed attribute set (benchmark row "typed attribute set"): loads a
-  /// fault, stops if the object cannot change, and says whether the set is quiet — no observer
-  /// of the object, no undo recording, no tap, and the slot already tracked as changed and
-  /// pending for the next event. For a quiet set it counts the change of the graph and tells
-  /// Swift Observation `willSet` (the setter then stores and, when asked, calls
-  /// ``endQuietSet(_:)``): every phase of the mutation path would have skipped itself.
+  /// The first half of a typed attribute set: loads a fault, stops if the object cannot change, and
+  /// says whether the set is quiet — no observer of the object, no undo recording, no tap, and the
+  /// slot already tracked as changed and pending for the next event. For a quiet set it counts the
+  /// change of the graph and tells Swift Observation `willSet` (the setter then stores and, when
+  /// asked, calls ``endQuietSet(_:)``): every phase of the mutation path would have skipped itself.
   @usableFromInline
   final func beginTypedSet(_ slot: Int) -> TypedSet {
     if isFaultFlag { fulfilFaultOrStop() }
@@ -232,10 +230,10 @@ extension ManagedObject {
     return members(entity.properties[slot])
   }
 
-  /// The members a typed to-many getter reads, unretained (for a to-one slot, its object):
-  /// alive while the relationship holds them, which the getter's caller does not change while
-  /// it makes its value from them (benchmark row "SQLite store: reach": a `Set` of a thousand
-  /// members made without an array of them retained and released on the way).
+  /// The members a typed to-many getter reads, unretained (for a to-one slot, its object): alive
+  /// while the relationship holds them, which the getter's caller does not change while it makes
+  /// its value from them. A `Set` of the members is then made without an array of them retained and
+  /// released on the way.
   @usableFromInline
   final func readMemberReferences(slot: Int, keyPath: AnyKeyPath)
     -> ContiguousArray<Unmanaged<ManagedObject>>
@@ -374,9 +372,8 @@ extension ManagedObject {
 
   /// Where a relationship's wrapper keeps its value and a loaded key (see
   /// ``RelationshipFieldAccess``); nil for a slot of the slot array. The access is read in this
-  /// scope only, so that a call after it does not keep it alive: a retain and a release of the
-  /// entity's shared access on every read of a relationship otherwise (benchmark rows "to-many
-  /// insert with inverse upkeep" and "cascade delete").
+  /// scope only, so that a call after it does not keep it alive: otherwise every read of a
+  /// relationship retains and releases the entity's shared access.
   @inline(__always)
   private func relationshipFieldOffsets(_ property: Property) -> (Int, Int)? {
     guard let field = entity.fields[property.slot] else { return nil }
@@ -538,8 +535,8 @@ extension ManagedObject {
   }
 
   /// Whether a slot holds `value` (an unordered to-many in any order), without making the slot's
-  /// ``snapshotValue(_:)``: a relationship's objects are compared with the identifiers in place
-  /// (benchmark row "undo of the cascade delete": every slot it puts back is checked).
+  /// ``snapshotValue(_:)``: a relationship's objects are compared with the identifiers in place,
+  /// since undo of a cascade delete checks every slot it puts back.
   func holds(_ value: SnapshotValue, _ property: Property) -> Bool {
     switch value {
     case .toMany(let saved) where property.isToMany:
@@ -564,7 +561,7 @@ extension ManagedObject {
   /// The attribute values, for bringing the object back from an undo step.
   func attributeSnapshot() -> ObjectSnapshot {
     if isFaultFlag { fulfilFaultOrStop() }
-    // One array, sized once (benchmark row "cascade delete": each deleted object keeps one).
+    // One array, sized once: each deleted object keeps one.
     var values: [ObjectSnapshot.Value] = []
     values.reserveCapacity(entity.attributeProperties.count)
     for property in entity.attributeProperties {
@@ -592,10 +589,10 @@ extension ManagedObject {
 /// module, so an optional of it would cost value-witness calls on every test and copy.
 ///
 /// Its holders (the objects that share it, and the link while it hands out members) count
-/// themselves in ``holders`` without atomic operations, as the registry counts its objects:
-/// objects are made and released on their context's isolation. The box holds one retain of
-/// itself for them all, given back when the count reaches zero (benchmark rows "fetch by a
-/// predicate" and "sorted fetch": an atomic retain and release of one shared box per object).
+/// themselves in ``holders`` without atomic operations, as the registry counts its objects: objects
+/// are made and released on their context's isolation. The box holds one retain of itself for them
+/// all, given back when the count reaches zero, so making or releasing an object makes no atomic
+/// retain or release of the shared box.
 @usableFromInline
 final class SwiftObservation {
   @usableFromInline let registrar = ObservationRegistrar()
@@ -628,20 +625,17 @@ final class SwiftObservation {
 }
 
 /// An object's handle on its registrar's box, counted as one of its holders until the object's
-/// `deinit`. The registrar's calls borrow the box and the slot's key path (constants of
-/// the object and its entity, both alive for the call) instead of retaining and releasing them
-/// around the call, as a strong reference would (benchmark row "typed attribute read": two
-/// retain/release pairs, about 80 instructions of 280).
+/// `deinit`. The registrar's calls borrow the box and the slot's key path (constants of the object
+/// and its entity, both alive for the call) instead of retaining and releasing them around the
+/// call, as a strong reference would.
 ///
 /// Up to ``groupSize`` objects of a context share one registrar, each as a *member* of it: an
-/// object's reads and changes name its slots to the registrar with key paths of its member
-/// number (`\ManagedObject.[observationSlot: slot, member: member]`), so a change of one member
-/// never reaches what tracks another. Making a registrar allocates twice inside Swift
-/// Observation, about 590 instructions, which each object fetched from a store paid (benchmark
-/// rows "fetch by a predicate" and "sorted fetch": 12 % and 20 % of the fetch). The member
-/// number rides in the low four bits of the box's address, which the allocator aligns to 16
-/// bytes (a box found at another address gets no other member: see
-/// ``ContextLink/joinRegistrar()``).
+/// object's reads and changes name its slots to the registrar with key paths of its member number
+/// (`\ManagedObject.[observationSlot: slot, member: member]`), so a change of one member never
+/// reaches what tracks another. Making a registrar allocates twice inside Swift Observation, which
+/// each object fetched from a store would pay with a registrar of its own. The member number rides
+/// in the low four bits of the box's address, which the allocator aligns to 16 bytes (a box found
+/// at another address gets no other member: see ``ContextLink/joinRegistrar()``).
 @usableFromInline
 struct RegistrarHandle {
   /// The box's address plus the member number.
@@ -741,9 +735,9 @@ extension ManagedObject {
   }
 }
 
-/// The object a relationship slot holds (a related object, or a to-many slot's collection), out
-/// of the `Any` the slot keeps it in, without the runtime's cast (benchmark row "to-many insert
-/// with inverse upkeep": `as AnyObject` bridged through a dynamic cast, 40% of a quiet insert).
+/// The object a relationship slot holds (a related object, or a to-many slot's collection), out of
+/// the `Any` the slot keeps it in, without the runtime's cast: `as AnyObject` bridges through a
+/// dynamic cast.
 ///
 /// Unsafe inside: an `Any` holding an instance of a class keeps the reference in the first word of
 /// its inline buffer, and relationship slots hold only instances of `T` (written by the storage

@@ -37,8 +37,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
       key: objectKey)
   }
   /// The key of ``objectID``: the identifier's store is the context link's, its entity name the
-  /// entity's, so an object keeps 8 bytes of it rather than 40 (benchmark row "heap bytes per
-  /// object").
+  /// entity's, so an object keeps 8 bytes of it rather than 40.
   let objectKey: Int64
   /// The link to the context; nil only for the prototypes a model reads its wrappers from.
   @usableFromInline let link: ContextLink?
@@ -46,17 +45,16 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// and write functions of ManagedObject+Storage.swift.
   ///
   /// This and the change and pending state are touched on every set; release builds skip the
-  /// dynamic exclusivity checks of these three (benchmark row "typed attribute set": a check is
-  /// about 120 instructions), debug builds keep them.
+  /// dynamic exclusivity checks of these three, debug builds keep them.
   #if OBSERVEDGRAPH_INVARIANTS
     var storage: ObjectStorage
   #else
     @exclusivity(unchecked) var storage: ObjectStorage
   #endif
-  // Every change of the state below voids the quiet bits (`quietSlots`): they are set again by
-  // the next typed set that finds the slot quiet. These flags are read by every set and written
-  // only by the context's parts, never while a read is under way: their reads skip the dynamic
-  // exclusivity check (benchmark row "KVC set by string key").
+  // Every change of the state below voids the quiet bits (`quietSlots`): they are set again by the
+  // next typed set that finds the slot quiet. These flags are read by every set and written only by
+  // the context's parts, never while a read is under way: their reads skip the dynamic exclusivity
+  // check.
   @exclusivity(unchecked) var lifecycle: Lifecycle { didSet { quietSlots = 0 } }
   @exclusivity(unchecked) var isInsertedFlag = false { didSet { quietSlots = 0 } }
   @exclusivity(unchecked) var isDeletedFlag = false { didSet { quietSlots = 0 } }
@@ -71,8 +69,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// observers, a call of the slot's typed observers (the observer table's `typedSlots`: no other
   /// observer of the object hears slot `s`) — the object live and loaded, the slot tracked and
   /// pending, and (while `quietEpoch` matches the context's) no undo log and no tap. The typed
-  /// setter tests it inline (benchmark rows "typed attribute set" and "set with one old+new
-  /// observer"); `beginTypedSet` sets it; any change of the observer table voids it.
+  /// setter tests it inline; `beginTypedSet` sets it; any change of the observer table voids it.
   @exclusivity(unchecked) @usableFromInline final var quietSlots: UInt64 = 0
   #if OBSERVEDGRAPH_INVARIANTS
     /// Which slots changed since the last save, with their committed values (the change
@@ -99,19 +96,17 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// A fault whose values a to-many load already put in place: fulfilling it loads nothing more
   /// than its own to-many relationships.
   static var prefilledMark: UInt8 { 0x40 }
-  /// The object's place in the change tracker's list of objects with unsaved changes, -1 when it
-  /// is not in it (the tracker's). Declared here, it takes the padding after `marks`; written by
-  /// the tracker only, so no dynamic exclusivity check (benchmark row "cascade delete").
+  /// The object's place in the change tracker's list of objects with unsaved changes, -1 when it is
+  /// not in it (the tracker's). Declared here, it takes the padding after `marks`; written by the
+  /// tracker only, so no dynamic exclusivity check.
   @exclusivity(unchecked) var dirtyIndex: Int32 = -1
   /// Observers of this object's keys; nil until the first observer is added.
   @exclusivity(unchecked) @usableFromInline final var observers: ObserverTable? {
     didSet { quietSlots = 0 }
   }
-  /// The Swift Observation registrar: joined when the object is made if its context takes part
-  /// in Swift Observation (shared with up to 15 other objects of the context, each naming its
-  /// slots with key paths of its own: see ``RegistrarHandle``), nil otherwise. Reached without
-  /// retains (benchmark rows "typed attribute read" and "typed attribute set, participation
-  /// on").
+  /// The Swift Observation registrar: joined when the object is made if its context takes part in
+  /// Swift Observation (shared with up to 15 other objects of the context, each naming its slots
+  /// with key paths of its own: see ``RegistrarHandle``), nil otherwise. Reached without retains.
   @usableFromInline let registrar: RegistrarHandle?
 
   /// Where an object stands with its context.
@@ -147,9 +142,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   public required init(_ bootstrap: consuming ObjectBootstrap) {
     // The entity and the link are moved out of the bootstrap, not copied, and the registrar is
     // joined before the stores, not between them (a call there retains and releases both around
-    // it): every reference count a new object touches here is shared by all the context's
-    // objects, one atomic operation each (benchmark rows "fetch by a predicate" and "sorted
-    // fetch").
+    // it): every reference count a new object touches here is shared by all the context's objects,
+    // one atomic operation each.
     if let link = bootstrap.link.take(), let entity = bootstrap.entity.take() {
       self.registrar = link.participatesInSwiftObservation ? link.joinRegistrar() : nil
       self.entity = entity
@@ -167,7 +161,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     }
     // The class's wrappers were initialized with their declared values; an entity built from
     // descriptions may give other defaults. (Testing first skips walking the empty array, which
-    // retains and releases it: benchmark row "fetch by a predicate".)
+    // retains and releases it.)
     if !entity.fieldDefaults.isEmpty {
       for (field, value) in entity.fieldDefaults { field.store(value, in: self) }
     }
@@ -397,9 +391,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
 
   /// The hash a `Set` or a `Dictionary` of objects uses: the object's address mixed with the
   /// table's seed by a 64-bit finalizer (two multiplications), without a `Hasher`. Like
-  /// ``hash(into:)``, it depends on the object's identity only, so equal objects hash alike
-  /// (benchmark row "SQLite store: reach": making a relationship's `Set` hashed each member with
-  /// a `Hasher`, about a hundred instructions).
+  /// ``hash(into:)``, it depends on the object's identity only, so equal objects hash alike. A
+  /// relationship's `Set` hashes each member this way when it is made.
   ///
   /// ```swift
   /// Set([dune, emma]).contains(dune)  // true

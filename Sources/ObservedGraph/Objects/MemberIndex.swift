@@ -10,10 +10,9 @@
 /// (one tag in 2,048 agrees by chance at a capacity of 2²¹), and a member is confirmed by its
 /// address in the members array.
 ///
-/// At 1 M members the table is 8 MB where 16-byte entries made 32 MB (a Swift `Set` of
-/// references: 16 MB), so the one random access an insert makes to refuse a member already there
-/// usually finds its line in the last-level cache (benchmark row "to-many insert with inverse
-/// upkeep").
+/// At 1 M members the table is 8 MB, a quarter of a table of 16-byte entries and half of a Swift
+/// `Set` of references, so the one random access an insert makes to refuse a member already there
+/// usually finds its line in the last-level cache.
 ///
 /// The index holds exactly the members at positions `0..<count` of the members array the
 /// caller passes; each mutation names the positions it changes, and growing rebuilds the table

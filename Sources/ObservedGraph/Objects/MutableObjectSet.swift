@@ -42,8 +42,7 @@ public struct MutableObjectSet: Sequence {
       : try context.preloadRelationshipChange(
         of: owner, property, others: [object], keepsOtherMembers: true)
     defer { withExtendedLifetime(held) {} }
-    // One member, checked: the quiet insertion when nothing hears it (benchmark row "to-many insert
-    // with inverse upkeep").
+    // One member, checked: the quiet insertion when nothing hears it.
     if context.insertQuietly(object, into: owner, property) { return }
     context.performPlanned(.insertMembers(owner, property, [object], at: nil))
   }

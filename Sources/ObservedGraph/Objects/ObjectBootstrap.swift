@@ -5,13 +5,12 @@
 /// calling an initializer directly.
 public struct ObjectBootstrap {
   // Variables, so that ``ManagedObject/init(_:)`` moves them into the object instead of copying
-  // them (benchmark row "fetch by a predicate": two retains and two releases of the entity and
-  // the link, shared by every object, per object made).
+  // them: a copy would retain and release the entity and the link, shared by every object, for
+  // every object made.
   var entity: EntityDescription?
   var link: ContextLink?
-  /// The key of the object's identifier (its store is the link's, its entity `entity`): a key,
-  /// not an `ObjectID`, whose entity name would be copied into every new object's making
-  /// (benchmark row "cascade delete … time to build it").
+  /// The key of the object's identifier (its store is the link's, its entity `entity`): a key, not
+  /// an `ObjectID`, whose entity name would be copied into every new object's making.
   let key: Int64
 
   /// An object made only to read its property wrappers while a model is derived.

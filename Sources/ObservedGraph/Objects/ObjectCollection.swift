@@ -23,15 +23,14 @@ final class ObjectCollection {
     []
   /// The members of an ordered collection by identity (membership only), while `indexed`.
   @exclusivity(unchecked) private var positions = IdentityPositions()
-  /// Whether `positions` holds every member of an ordered collection. A collection loaded from
-  /// a store makes it on first use: a to-many that is only read never needs it (benchmark row
-  /// "SQLite store: reach", about 300 instructions and 32 bytes a member).
+  /// Whether `positions` holds every member of an ordered collection. A collection loaded from a
+  /// store makes it on first use: a to-many that is only read never needs it.
   @exclusivity(unchecked) private var indexed = true
   /// The positions of an unordered collection's first `memberIndex.count` members, four bytes a
-  /// member beside ``references``; the members after them are indexed when a lookup needs it.
-  /// A collection only added to, or only read, never makes it (a loaded one, see `indexed`);
-  /// one whose adds are checked against `maxKey` only, neither (benchmark row "to-many insert
-  /// with inverse upkeep": the new member's place in the table was a cache miss at 1 M members).
+  /// member beside ``references``; the members after them are indexed when a lookup needs it. A
+  /// collection only added to, or only read, never makes it (a loaded one, see `indexed`); one
+  /// whose adds are checked against `maxKey` only, neither: in a large collection the new member's
+  /// place in the table is a cache miss.
   @exclusivity(unchecked) private var memberIndex = MemberIndex()
   /// No member of an unordered collection has an `objectKey` above it: an object whose key is
   /// above it is not a member, which an add of an object made after the others learns without
@@ -60,8 +59,7 @@ final class ObjectCollection {
   /// - Parameter members: Distinct objects of the registry's context, in order.
   init(loaded members: [ManagedObject], ordered: Bool, registry: ObjectRegistry) {
     isOrdered = ordered
-    // The members read unretained, in one pass (benchmark row "SQLite store: reach": each
-    // member was retained and released twice on the way).
+    // The members read unretained, in one pass: no member is retained and released on the way.
     var references = ContiguousArray<Unmanaged<ManagedObject>>()
     var keys = ContiguousArray<Int64>()
     references.reserveCapacity(members.count)
@@ -190,8 +188,7 @@ final class ObjectCollection {
   }
 
   /// Adds an object the caller found not to be a member yet, at the end: one hash, where
-  /// ``insert(_:at:)`` checks membership first (benchmark row "to-many insert with inverse
-  /// upkeep").
+  /// ``insert(_:at:)`` checks membership first.
   func insertNew(_ object: ManagedObject) {
     assert(!contains(object), "ObservedGraph: \(object) is already in the collection")
     if isOrdered {

@@ -17,9 +17,8 @@ struct ObjectStorage {
     set { slots[index] = newValue }
   }
 
-  /// The object a relationship entry holds (a related object or a collection), read in place
-  /// without copying the entry (benchmark row "to-many insert with inverse upkeep": a copy of the
-  /// `Any?` and the cast out of it were most of a quiet insert).
+  /// The object a relationship entry holds (a related object or a collection), read in place,
+  /// without copying the entry's `Any?` or casting the object out of it.
   ///
   /// Unsafe inside: an `Any?` keeps its type in its fourth word, zero for nil, and an instance of
   /// a class in the first word of its buffer; a relationship entry holds only such instances.
