@@ -1,5 +1,5 @@
-/// An object live results check again, with where it was. Not nested in the generic class, so
-/// that using it costs no generic metadata look-ups (benchmark row "live results").
+/// An object live results check again, with where it was. Not nested in the generic class, so that
+/// using it costs no generic metadata look-ups.
 private struct Candidate {
   let object: ManagedObject
   /// Its kept values and offset before the event, when it was a result.

@@ -77,8 +77,8 @@ public final class FetchedResults<Result: ManagedObject>: Observable {
   var entries: [Int64: [FetchValue?]] = [:]
   private var sectionCache: [Section]?
   private let registrar = ObservationRegistrar()
-  /// `\.objects`, made once: a generic class's key path is instantiated at run time each time it
-  /// is written (benchmark row "live results").
+  /// `\.objects`, made once: a generic class's key path is instantiated at run time each time it is
+  /// written.
   private let objectsKeyPath: KeyPath<FetchedResults, [Result]> = \.objects
   private var subscription: ObservationToken?
   private var handlers: [(id: Int, handler: (Change) -> Void)] = []
