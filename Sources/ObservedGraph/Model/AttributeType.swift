@@ -292,9 +292,9 @@ extension AttributeType.Kind {
 }
 
 /// A held value as a `T`: taken out of its box as it is when its dynamic type is exactly `T` (the
-/// common case: values are checked on the way in), with the runtime's general cast otherwise
-/// (benchmark rows "undo, redo of 1M attribute steps" and "set with undo recording on": the cast
-/// is about 250 instructions, twice per comparison).
+/// common case: values are checked on the way in), with the runtime's general cast otherwise. The
+/// attribute type's equality unboxes both of its values, and undo compares values on every step it
+/// records or replays.
 private func unbox<T>(_ value: Any) -> T? {
   guard type(of: value) == T.self else { return value as? T }
   func open<Held>(_ held: Held) -> T { unsafeBitCast(held, to: T.self) }

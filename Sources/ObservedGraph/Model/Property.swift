@@ -17,13 +17,12 @@ final class Property: @unchecked Sendable {
   var heldDefault: Any?
   /// An attribute's rules, checked and compiled when the model is built; nil when it has none.
   var rules: CheckedRules?
-  /// The attribute type's equality, kept here so the hot path does not copy the description
-  /// (benchmark row "typed attribute set, no observer").
+  /// The attribute type's equality, kept here so the hot path does not copy the description.
   let attributeEqual: (@Sendable (Any, Any) -> Bool)?
   /// The attribute type itself, kept here so that key-value coding does not copy the description.
   let attributeType: AttributeType?
   /// The attribute type's conversion from stored form, kept apart so that loading a value copies
-  /// one closure, not the whole type (benchmark row "SQLite store: reach").
+  /// one closure, not the whole type.
   let attributeFromStored: (@Sendable (StoredValue) -> (any Sendable)?)?
   /// Whether an attribute accepts nil.
   let isOptionalAttribute: Bool
@@ -31,7 +30,7 @@ final class Property: @unchecked Sendable {
   /// `Decimal`, `Date` — the test of a held value (see `ManagedObject.unstorableValues(_:)`).
   let nanTest: (@Sendable (Any) -> Bool)?
   /// The attribute type's exact-type test, kept apart so key-value coding's common case copies one
-  /// closure, not the whole type (benchmark row "KVC set by string key").
+  /// closure, not the whole type.
   let attributeAccepts: (@Sendable (Any) -> Bool)?
 
   init(slot: Int, attribute: AttributeDescription, owner: EntityDescription) {
@@ -128,8 +127,8 @@ final class Property: @unchecked Sendable {
     }
     return .attribute(storedValue(of: held))
   }
-  /// The relationship's delete rule (`nullify` for an attribute), kept apart from the
-  /// description so reading it copies nothing (benchmark row "cascade delete").
+  /// The relationship's delete rule (`nullify` for an attribute), kept apart from the description
+  /// so reading it copies nothing.
   let deleteRule: DeleteRule
 
   /// Whether a quiet delete may empty the relationship (see `ObjectContext.deleteQuietly`): it
