@@ -31,8 +31,8 @@ extension KeyValueObserving where Self: ManagedObject {
     _ keyPath: KeyPath<Self, Value>, options: ObservationOptions = [.new],
     changeHandler: @escaping (Self, ObservedChange<Value>) -> Void
   ) -> ObservationToken {
-    // Inlinable (benchmark row "same with 1 observer getting old+new"): the closure that types each
-    // change is specialized for `Value` in the caller's module instead of running as generic code.
+    // Inlinable: the closure that types each change is specialized for `Value` in the caller's
+    // module instead of running as generic code.
     let convert = Self._converter(to: Value.self)
     // Only the object's own observer table calls `typed` and `direct`, while the object is alive
     // (the change being delivered holds it): the object is borrowed, neither retained by the
@@ -55,8 +55,7 @@ extension KeyValueObserving where Self: ManagedObject {
             indexes: raw.indexes, isPrior: raw.isPrior))
       },
       // Given the object rather than capturing it weakly: a weak reference, even one never used,
-      // moves all of the object's reference counting to the slow path (benchmark row "set with
-      // one old+new observer").
+      // moves all of the object's reference counting to the slow path.
       computed: { object, raw in
         changeHandler(
           unsafeDowncast(object, to: Self.self),
@@ -292,10 +291,9 @@ extension ManagedObject {
           new: options.contains(.new) ? .some(publicValue(property, tracking: false)) : nil,
           indexes: nil, isPrior: false))
     }
-    // The token holds the object's observer table weakly and the context's link, neither the
-    // object nor the context: a weak reference to either would move all of its reference counting
-    // to the slow path (benchmark rows "typed attribute set", "same with 1 observer getting
-    // old+new").
+    // The token holds the object's observer table weakly and the context's link, neither the object
+    // nor the context: a weak reference to either would move all of its reference counting to the
+    // slow path.
     let table = observers
     return ObservationToken { [weak table, link = context.link] in
       if let table, let context = link.context {

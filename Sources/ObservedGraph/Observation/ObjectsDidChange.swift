@@ -51,8 +51,7 @@ extension ObjectContext {
   /// - Complexity: O(objects changed since the last event).
   public func processPendingChanges() {
     recorder.closeEvent()
-    // Nobody to tell: the news is dropped without making the event (benchmark row "cascade
-    // delete", which ends its user event after deleting 100 k objects).
+    // Nobody to tell: the news is dropped without making the event, however many objects it names.
     guard center.subscriberCount > 0 else { return center.discardPending() }
     guard let event = center.takeEvent() else { return }
     center.post(event)
@@ -73,7 +72,7 @@ extension ObjectContext {
       return .keep
     }
     // Tokens hold the context's link, not the context: a weak reference would move all of the
-    // context's reference counting to the slow path (benchmark row "typed attribute set").
+    // context's reference counting to the slow path.
     return ObservationToken { [link] in link.context?.center.unsubscribe(id) }
   }
 

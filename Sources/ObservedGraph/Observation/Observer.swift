@@ -14,8 +14,8 @@ final class Observer {
   /// applied after all (a prior observer changed the graph and the change is planned again).
   let cancel: (() -> Void)?
   /// For a typed observer of an ``Attribute``: its handler taking the attribute's own type (a
-  /// ``TypedDelivery`` of it), which a typed set that nothing else hears calls with the old and
-  /// new values as they are, never in `Any` (benchmark row "set with one old+new observer").
+  /// ``TypedDelivery`` of it), which a typed set that nothing else hears calls with the old and new
+  /// values as they are, never in `Any`.
   @usableFromInline let typed: AnyObject?
   /// ``typed`` again, unretained: a typed set borrows it from here, so the delivery is not retained
   /// around each call (``typed`` holds it as long as the observer lives, and the list a typed set
