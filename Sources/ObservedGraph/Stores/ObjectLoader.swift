@@ -27,13 +27,11 @@ import Foundation
 ///
 /// A loader is used only during the call it is given to, from the context's isolation domain.
 public final class ObjectLoader {
-  // The loader lives only during the context's call that made it (`withLoader`), and only its
-  // own methods touch its state, one at a time: no reference count on the context (an
-  // `Unmanaged` reference, used through `withContext`: an `unowned(unsafe)` one is still
-  // retained around each call made on it), and no dynamic exclusivity checks on the fields every
-  // row touches (benchmark rows "reach … as faults" and "fetch … by a predicate": about 200
-  // instructions a row). Debug builds keep a checked reference, so a store that uses a loader
-  // after its call traps there.
+  // The loader lives only during the context's call that made it (`withLoader`), and only its own
+  // methods touch its state, one at a time: no reference count on the context (an `Unmanaged`
+  // reference, used through `withContext`: an `unowned(unsafe)` one is still retained around each
+  // call made on it), and no dynamic exclusivity checks on the fields every row touches. Debug
+  // builds keep a checked reference, so a store that uses a loader after its call traps there.
   #if OBSERVEDGRAPH_INVARIANTS
     private unowned let context: ObjectContext
 
@@ -53,8 +51,8 @@ public final class ObjectLoader {
   /// The object of each row, in the order of the rows, those already in memory included.
   @exclusivity(unchecked) private(set) var objects: [ManagedObject] = []
   /// Whether `objects` came in the order of their keys, as the rows of a fetch without sort keys
-  /// mostly do: the context then need not read every object's key again to find out (benchmark
-  /// row "fetch by a predicate": a load from each object's memory).
+  /// mostly do: the context then need not read every object's key again, a load from each object's
+  /// memory, to find out.
   @exclusivity(unchecked) private(set) var inKeyOrder = true
   /// The key of the last object appended.
   @exclusivity(unchecked) private var lastKey = Int64.min
@@ -113,9 +111,9 @@ public final class ObjectLoader {
     /// The field's byte offset in the object, and whether it holds an optional.
     let offset: Int
     let optional: Bool
-    /// Whether the slot is a to-one kept in a `Relationship` wrapper's field (at `offset`).
-    /// Written through the offset: a load of the field's access retains it (benchmark row "fetch
-    /// by a predicate": an atomic retain and release per row).
+    /// Whether the slot is a to-one kept in a `Relationship` wrapper's field (at `offset`). Written
+    /// through the offset: a load of the field's access retains it, an atomic retain and release
+    /// per row.
     let toOneInField: Bool
     /// For a to-one kept in a field: where the wrapper keeps a key instead of the object (see
     /// ``RelationshipFields/storeKey(_:in:at:keyOffset:)``), and the relationship's
@@ -264,10 +262,9 @@ public final class ObjectLoader {
 
   // MARK: Typed values
 
-  // A store that reads a column as one of the common types hands it over as it is: a field of
-  // that type takes it in place, without a `StoredValue` on the way (benchmark rows "SQLite
-  // store: reach" and "fetch": about 300 instructions an attribute). Any other attribute takes it
-  // as `setAttribute(_:at:)` would, from the `StoredValue` the store would have given.
+  // A store that reads a column as one of the common types hands it over as it is: a field of that
+  // type takes it in place, without a `StoredValue` on the way. Any other attribute takes it as
+  // `setAttribute(_:at:)` would, from the `StoredValue` the store would have given.
 
   /// Gives a string attribute's value of the current row, as `setAttribute(.string(text), at:)`.
   package func setString(_ text: consuming String, at index: Int) {
@@ -349,8 +346,8 @@ public final class ObjectLoader {
     let previous =
       slot.checksOwner && readsKeptOwners && slot.toOneInField
       ? RelationshipFields.heldKey(in: current, at: slot.offset, keyOffset: slot.keyOffset) : nil
-    // No closure around the store: a captured object is copied, not moved (a retain and a
-    // release of the related object per row; benchmark row "fetch by a predicate").
+    // No closure around the store: a captured object is copied, not moved, which retains and
+    // releases the related object on every row.
     var related: ManagedObject? = nil
     if let key {
       switch relatedObject(entity, key: key, keepingKeyFor: slot.keyDestination) {
@@ -400,11 +397,11 @@ public final class ObjectLoader {
     case key
   }
 
-  /// The object a to-one names: one the load's rows named before (found in `relatedCache`), or
-  /// one found or made by the context. When no object has the key and the row names an object of
+  /// The object a to-one names: one the load's rows named before (found in `relatedCache`), or one
+  /// found or made by the context. When no object has the key and the row names an object of
   /// `destination` (the relationship's destination, for a to-one kept in a field), no object is
-  /// made: the key is kept (benchmark row "fetch by a predicate": the items' owners, one object
-  /// made for every ten rows, and a reference counted on every row).
+  /// made: the key is kept, so a fetch makes no objects for the owners its rows name and counts no
+  /// reference on each row.
   private func relatedObject(
     _ entity: EntityDescription, key: Int64, keepingKeyFor destination: ObjectIdentifier?
   ) -> Related {
@@ -457,11 +454,10 @@ public final class ObjectLoader {
     var keptFor: ObjectIdentifier?
   }
 
-  /// How many related objects the loader remembers, by key: the rows of a to-many's members
-  /// mostly name the same owner, a fetch's rows up to this many without asking the context
-  /// twice for one (benchmark rows "SQLite store: reach" and "fetch … by a predicate", whose
-  /// items have 1,000 owners: with 64 places, each row of the fetch asked the context, about
-  /// 160 instructions). 24 KiB per loader; a load clears only the places it filled.
+  /// How many related objects the loader remembers, by key: the rows of a to-many's members mostly
+  /// name the same owner, and a fetch's rows name up to this many owners without asking the context
+  /// twice for one; with far fewer places, a fetch whose rows name many owners asks the context on
+  /// almost every row. 24 KiB per loader; a load clears only the places it filled.
   private static var relatedCacheSize: Int { 1024 }
 
   /// Gives the values of a stored object, as ``beginObject(_:key:)`` and the setters would.
@@ -567,8 +563,8 @@ public final class ObjectLoader {
     return field.offset
   }
 
-  /// The context's entity for an entity a store names: nil for an abstract or unknown one.
-  /// Inlined: each row asks (benchmark rows "SQLite store: reach" and "fetch").
+  /// The context's entity for an entity a store names: nil for an abstract or unknown one. Inlined:
+  /// each row asks.
   @inline(__always)
   private func ownEntity(_ entity: EntityDescription) -> EntityDescription? {
     if sharesModel { return entity.isAbstract ? nil : entity }
