@@ -55,9 +55,9 @@ private func compare(
 }
 
 /// The order of two strings by their bytes when that is Swift's order: up to the first byte that
-/// differs, both are ASCII, and the byte after it (or the end) is ASCII in both — a non-ASCII
-/// byte there could start a combining mark that changes the character before it. Nil otherwise,
-/// and the strings are compared as Swift strings (benchmark row "SQLite store: sorted fetch").
+/// differs, both are ASCII, and the byte after it (or the end) is ASCII in both — a non-ASCII byte
+/// there could start a combining mark that changes the character before it. Nil otherwise, and the
+/// strings are compared as Swift strings.
 private func asciiOrder(
   _ left: UnsafeRawPointer?, _ leftCount: Int32, _ right: UnsafeRawPointer?, _ rightCount: Int32
 ) -> Int32? {

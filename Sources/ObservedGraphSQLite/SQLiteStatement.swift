@@ -23,11 +23,11 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 final class SQLiteStatement {
   let sql: String
   private(set) var handle: OpaquePointer?
-  // The connection keeps its statements and finalizes them when it closes; a statement is used
-  // only while its connection is alive. Release builds keep an `Unmanaged` reference, which each
-  // step reads without a reference count (benchmark rows "SQLite store: reach" and "fetch": an
-  // `unowned` reference cost about 50 instructions a row, an `unowned(unsafe)` one is still
-  // retained around each call on it); debug builds keep the checked reference.
+  // The connection keeps its statements and finalizes them when it closes; a statement is used only
+  // while its connection is alive. Release builds keep an `Unmanaged` reference, which each step
+  // reads without a reference count (an `unowned` reference counts on every row, and an
+  // `unowned(unsafe)` one is still retained around each call on it); debug builds keep the checked
+  // reference.
   #if DEBUG
     private unowned let connection: SQLiteConnection
 

@@ -101,10 +101,8 @@ extension SQLiteStore {
     }
     // A fetch of one entity checks each row's entity in the query and reads every row with the
     // entity's layout: its `og_entity` is neither selected nor read (a constant stands in its
-    // place), a column and a call into SQLite fewer per row (0.2 ms of the 10 k rows of the
-    // benchmark row "fetch by a predicate" with the C API; within the noise of the row itself).
-    // A row of another entity id (another program's) is still left out, and never read with a
-    // layout whose columns are not its table's.
+    // place), a column and a call into SQLite fewer per row. A row of another entity id (another
+    // program's) is still left out, and never read with a layout whose columns are not its table's.
     let only = request.entities.count == 1 ? layouts[request.entities[0].name] : nil
     var query = SQLQuery(store: self)
     let (conditions, exact) = self.conditions(request, layout, only: only, &query)
@@ -139,8 +137,7 @@ extension SQLiteStore {
     if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
     if complete {
       // Without sort keys and without a window the order is left to SQLite, which may then use an
-      // index for the predicate (benchmark row "SQLite store: fetch … by a predicate"); the
-      // context puts the objects in key order.
+      // index for the predicate; the context puts the objects in key order.
       if !orders.isEmpty || window {
         sql += " ORDER BY " + (orders + [#"t."og_pk""#]).joined(separator: ", ")
       }
@@ -579,13 +576,12 @@ struct SQLQuery {
 
   /// A sort key as an `ORDER BY` term on the rows of `alias`, or nil.
   ///
-  /// Strings sort through the collation of the sort's comparison, a call from SQLite into Swift
-  /// per comparison — except, when `bytewise` allows it, a ``FetchSort/Comparison-swift.enum/swift``
+  /// Strings sort through the collation of the sort's comparison, a call from SQLite into Swift per
+  /// comparison — except, when `bytewise` allows it, a ``FetchSort/Comparison-swift.enum/swift``
   /// sort on a string column of the row itself: that one sorts by the strings' bytes (SQLite's own
-  /// `BINARY` order, as fast as SQL sorts go), which is Swift's order while the strings are
-  /// ASCII, and the term names the column (`bytewiseColumn`) so that the rows can be checked
-  /// (benchmark row "SQLite store: sorted fetch"). `bytewise` is for fetches whose order can
-  /// still be fixed in memory: no limit and no offset.
+  /// `BINARY` order, as fast as SQL sorts go), which is Swift's order while the strings are ASCII,
+  /// and the term names the column (`bytewiseColumn`) so that the rows can be checked. `bytewise`
+  /// is for fetches whose order can still be fixed in memory: no limit and no offset.
   mutating func order(
     _ sort: FetchSort, entity: EntityDescription, alias: String, bytewise: Bool = false
   ) -> (sql: String, bytewiseColumn: String?)? {

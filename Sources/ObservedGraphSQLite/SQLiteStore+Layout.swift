@@ -2,8 +2,8 @@ import Foundation
 import ObservedGraph
 
 /// How one entity's objects sit in the file: the table, the columns of its row and the SQL that
-/// reads and writes them, made once when the store opens. A class, and columns of plain values,
-/// so that reading a row copies and retains nothing of it (benchmark row "SQLite store: reach").
+/// reads and writes them, made once when the store opens. A class, and columns of plain values, so
+/// that reading a row copies and retains nothing of it.
 final class EntityLayout {
   /// A stored column of the entity's row, after `og_pk` and `og_entity`.
   struct Column {

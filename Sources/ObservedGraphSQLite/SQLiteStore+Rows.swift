@@ -3,17 +3,15 @@ import Foundation
 import ObservedGraph
 
 /// Where the store reads a row's values: a ``StoredObject`` being built, or a context's objects
-/// through its ``ObjectLoader``. The row reader is generic over it, so each kind of load reads
-/// its columns with the same code and no dynamic dispatch; a class, passed without a reference
-/// count (benchmark row "SQLite store: reach").
+/// through its ``ObjectLoader``. The row reader is generic over it, so each kind of load reads its
+/// columns with the same code and no dynamic dispatch; a class, passed without a reference count.
 protocol RowTarget: AnyObject {
   /// An attribute's value, nil for NULL, at its index in the entity's property names.
   func attribute(_ value: StoredValue?, at slot: Int)
   /// A to-one relationship's key (nil for none) and the related object's entity.
   func toOne(_ key: Int64?, _ entity: EntityDescription, at slot: Int)
-  // The values of the common types, as `attribute(_:at:)` takes them wrapped in a
-  // `StoredValue`: a target that can put them in place without the enum does (benchmark rows
-  // "SQLite store: reach" and "fetch").
+  // The values of the common types, as `attribute(_:at:)` takes them wrapped in a `StoredValue`: a
+  // target that can put them in place without the enum does.
   func string(_ text: String, at slot: Int)
   func integer(_ number: Int64, at slot: Int)
   func double(_ number: Double, at slot: Int)
@@ -68,7 +66,7 @@ extension ObjectLoader: RowTarget {
 
 /// What a query's rows go to, row by row: a struct passed to
 /// ``SQLiteStatement/forEachRow(_:reader:)`` without a closure context, so that nothing it holds is
-/// reference counted per row (benchmark row "SQLite store: reach").
+/// reference counted per row.
 protocol RowReader {
   func read(_ row: SQLiteStatement.Row) throws
 }
@@ -144,10 +142,9 @@ extension SQLiteStatement.Row {
   }
 
   /// The row's `og_entity` (its second column), which the store writes as a positive integer
-  /// (`NOT NULL`), read without asking SQLite its type first: that is one call into SQLite per
-  /// row, about 2 % of the benchmark row "fetch by a predicate". A value another program wrote
-  /// reads as SQLite converts it to an integer: text as 0, which names no entity, so its row is
-  /// left out as a row of an unknown entity is.
+  /// (`NOT NULL`), read without asking SQLite its type first, which would be one call into SQLite
+  /// more per row. A value another program wrote reads as SQLite converts it to an integer: text as 0,
+  /// which names no entity, so its row is left out as a row of an unknown entity is.
   func entityID() -> Int64 {
     sqlite3_column_int64(statement.handle, 1)
   }

@@ -276,11 +276,10 @@ public final class SQLiteStore: PersistentStore {
   }
 
   /// Gives a row of the table numbered `table` (see ``EntityLayout/tableNumber``) whose first
-  /// columns are `og_pk` and `og_entity`, then its layout's select columns, to a loader; a row
-  /// of an entity the store does not know, or of one whose rows are in another table, is
-  /// skipped. The layout is used without a reference count (benchmark row "SQLite store:
-  /// reach"). With `fixed`, every row is of its entity (the query checked it) and the row's
-  /// `og_entity` is not read.
+  /// columns are `og_pk` and `og_entity`, then its layout's select columns, to a loader; a row of
+  /// an entity the store does not know, or of one whose rows are in another table, is skipped. The
+  /// layout is used without a reference count. With `fixed`, every row is of its entity (the query
+  /// checked it) and the row's `og_entity` is not read.
   func loadRow(
     _ row: SQLiteStatement.Row, inTable table: Int, into loader: ObjectLoader,
     fixed: Unmanaged<EntityLayout>? = nil
@@ -296,8 +295,8 @@ public final class SQLiteStore: PersistentStore {
   /// (`positions`, a bit per select column), which is Swift's order only for ASCII text: returns
   /// whether those columns of the row hold no text beyond ASCII. A value read into an object is
   /// checked from the bytes it is read from; a column the row does not give (its object's values
-  /// are in memory already) is read for the check alone. One pass over each text instead of two
-  /// and three calls into SQLite fewer per row (benchmark row "sorted fetch").
+  /// are in memory already) is read for the check alone. One pass over each text instead of two,
+  /// and three calls into SQLite fewer per row.
   func loadRow(
     _ row: SQLiteStatement.Row, inTable table: Int, into loader: ObjectLoader,
     checkingASCII positions: UInt64, fixed: Unmanaged<EntityLayout>? = nil
@@ -418,8 +417,7 @@ public final class SQLiteStore: PersistentStore {
           target.toOne(related, entity, at: column.slot)
           continue
         }
-        // The relationship's destination, which the layout keeps: given without a reference
-        // count (benchmark rows "SQLite store: reach" and "fetch").
+        // The relationship's destination, which the layout keeps: given without a reference count.
         layout.destinationReferences[column.index].unsafelyUnwrapped._withUnsafeGuaranteedRef {
           target.toOne(related, $0, at: column.slot)
         }
