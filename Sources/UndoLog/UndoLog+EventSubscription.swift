@@ -15,7 +15,7 @@ extension UndoLog {
   /// ```
   public final class EventSubscription {
     /// Not the log, not even weakly: a weak reference to the log would move all of its reference
-    /// counting to the runtime's slow path (benchmark row "set with undo recording on").
+    /// counting to the runtime's slow path.
     private var anchor: Anchor?
     private let id: UInt64
 

@@ -42,9 +42,9 @@ public final class UndoLog {
 
   /// The innermost open group; empty and unused while ``groupingLevel`` is 0.
   ///
-  /// Its accesses, and those of the flags read by every registration, skip the dynamic
-  /// exclusivity checks: the log is used from one isolation domain and never lends them out
-  /// across a call that could reach the log again (benchmark row "set with undo recording on").
+  /// Its accesses, and those of the flags read by every registration, skip the dynamic exclusivity
+  /// checks: the log is used from one isolation domain and never lends them out across a call that
+  /// could reach the log again.
   @exclusivity(unchecked) var current = UndoGroup()
   /// The open groups around ``current``, outermost first.
   var enclosing: [UndoGroup] = []
