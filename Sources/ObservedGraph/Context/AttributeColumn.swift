@@ -2,8 +2,8 @@ import Foundation
 import UndoLog
 
 /// Undo steps of typed attribute sets, stored side by side: one column per run of sets of the
-/// same value type, held by one ``GraphUndoStep`` (benchmark rows "set with undo recording on"
-/// and "undo, redo of 1M attribute steps").
+/// same value type, held by one ``GraphUndoStep``: a recorded set appends an entry and a value,
+/// with no step of its own.
 ///
 /// A set is recorded here when nothing else needs to hear it — no observer of the object, no tap —
 /// and its slot is already tracked as changed and pending in this event: the common case of an
@@ -23,8 +23,7 @@ import UndoLog
 /// tracking state archives and inspection see for it.
 ///
 /// The arrays skip the dynamic exclusivity checks: only the recorder appends to them, between
-/// two calls that read nothing else of the column (benchmark row "set with undo recording on":
-/// the checks were about a third of a recorded set).
+/// two calls that read nothing else of the column.
 @usableFromInline
 class AttributeColumn {
   /// The store of every entry's object.
@@ -73,10 +72,6 @@ class AttributeColumn {
   init(entryByteSize: Int, valueType: ObjectIdentifier) {
     self.entryByteSize = entryByteSize
     self.valueType = valueType
-  }
-
-  deinit {
-    entries.deallocate()
   }
 
   /// The bytes the column counts besides its entries: the object and its buffers' headers.
@@ -174,7 +169,7 @@ final class TypedAttributeColumn<Value: AttributeValue>: AttributeColumn {
   @exclusivity(unchecked) @usableFromInline var values = ColumnBuffer<Value>()
   /// ``replayAll(in:)`` as the column's maker specialized it: the column is made by the typed
   /// setter in the app's module, where `Value` is known, so the replay loop runs without generic
-  /// metadata lookups or value witness calls (benchmark row "undo, redo of 1M attribute steps").
+  /// metadata lookups or value witness calls.
   @usableFromInline let replayer: (TypedAttributeColumn<Value>, ObjectContext) -> Void
 
   @inlinable
@@ -183,10 +178,6 @@ final class TypedAttributeColumn<Value: AttributeValue>: AttributeColumn {
     super.init(
       entryByteSize: MemoryLayout<Entry>.stride + MemoryLayout<Value>.stride,
       valueType: ObjectIdentifier(Value.self))
-  }
-
-  deinit {
-    values.deallocate()
   }
 
   override func change(

@@ -1,16 +1,15 @@
 /// An append-only list of values in chunks that never move: the storage of an
-/// ``AttributeColumn`` (benchmark rows "set with undo recording on" and "bytes per scalar undo
-/// step").
+/// ``AttributeColumn``.
 ///
 /// A Swift array would check that its buffer is unique and copy every value each time it grows;
 /// an append here is a capacity test and a store, and a growth allocates one more chunk. Chunks
 /// double from 16 values up to 4,096 (``ColumnChunks``), so a short column holds little and a long
 /// one wastes at most one chunk.
 ///
-/// Unsafe inside: the owner calls ``deallocate()`` exactly once, when it ends, and reads only
-/// places below ``count``. Debug builds check the places.
+/// It owns its chunks: it cannot be copied, and it frees them when it ends (`deinit`). Readers
+/// read only places below ``count``; debug builds check the places.
 @usableFromInline
-struct ColumnBuffer<Element> {
+struct ColumnBuffer<Element>: ~Copyable {
   /// The chunks, oldest first; each holds ``ColumnChunks/capacity(ofChunk:)`` values, and every
   /// one but the last is full.
   @usableFromInline var chunks: [UnsafeMutablePointer<Element>] = []
@@ -62,8 +61,8 @@ struct ColumnBuffer<Element> {
     count > 0 ? ColumnChunks.place(of: count - 1) : nil
   }
 
-  /// Ends the values and frees the chunks; the buffer is empty after.
-  mutating func deallocate() {
+  /// Ends the values and frees the chunks.
+  deinit {
     var left = count
     for (index, chunk) in chunks.enumerated() {
       let held = min(left, ColumnChunks.capacity(ofChunk: index))
@@ -71,10 +70,6 @@ struct ColumnBuffer<Element> {
       chunk.deallocate()
       left -= held
     }
-    chunks = []
-    count = 0
-    next = nil
-    room = 0
   }
 
   /// Every chunk but the last is full, and the last holds the rest (debug builds).

@@ -1,8 +1,7 @@
 import Foundation
 
-/// The undo step of a quiet cascade delete, and of its undo and redo (benchmark rows "cascade
-/// delete" and "undo of the delete"): what the delete did, side by side, in one step for the
-/// whole cascade.
+/// The undo step of a quiet cascade delete, and of its undo and redo: what the delete did, side
+/// by side, in one step for the whole cascade.
 ///
 /// The quiet delete (`ObjectContext.deleteQuietly`) records, for each object it deletes in order,
 /// each slot it emptied — a to-one that pointed at an object, a to-many that lost one member, a
@@ -63,7 +62,7 @@ final class DeletionColumn {
   let direction: Direction
   let storeIdentifier: UUID
   // Appended to for each object a quiet delete reaches, never while being read: no dynamic
-  // exclusivity checks (benchmark row "cascade delete").
+  // exclusivity checks.
   @exclusivity(unchecked) private(set) var victims: ContiguousArray<Victim> = []
   @exclusivity(unchecked) private(set) var links: ContiguousArray<Link> = []
 

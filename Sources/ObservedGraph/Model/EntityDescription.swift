@@ -43,15 +43,15 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   var properties: [Property] = []
   /// Fetched properties by name, inherited ones included.
   var fetchedByName: [String: FetchedPropertyDescription] = [:]
-  /// Written only while the model is built, so its reads skip the dynamic exclusivity check
-  /// (benchmark row "KVC set by string key").
+  /// Written only while the model is built, so its reads (every access by name) skip the dynamic
+  /// exclusivity check.
   @exclusivity(unchecked) var propertiesByName: [String: Property] = [:]
   /// Indexes of the relationship properties, for delete rules and invariant checks.
   var relationshipProperties: [Property] = []
   /// The to-many relationships among them.
   var toManyProperties: [Property] = []
   /// The relationships whose delete rule is `deny`, and those whose rule is `cascade`: a delete
-  /// looks at them for each object it reaches (benchmark row "cascade delete").
+  /// looks at them for each object it reaches.
   var denyingRelationships: [Property] = []
   var cascadingRelationships: [Property] = []
   /// Whether every relationship may be emptied by a quiet delete (`Property.deletesQuietly`):
@@ -65,20 +65,19 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   /// A fresh object's storage (the slots that do not live in typed fields): defaults for
   /// attributes, nil for relationships.
   /// Read by every new object and written only while the model is built: no dynamic exclusivity
-  /// check (benchmark row "build a 100 k-node tree").
+  /// check.
   @exclusivity(unchecked) var initialStorage: ContiguousArray<Any?> = []
   /// Per slot: its index in an object's `ObjectStorage`, or -1 when it lives in a typed field.
   @exclusivity(unchecked) var storageIndex: ContiguousArray<Int> = []
   /// Per slot: the access to the attribute's typed field when the class declares it with
   /// ``Attribute`` (the value lives in the wrapper), nil when the slot array holds it. Read on
   /// every write and generic read of a value and written only while the model is built, so its
-  /// reads skip the dynamic exclusivity check (benchmark row "set with undo recording on").
+  /// reads skip the dynamic exclusivity check.
   @exclusivity(unchecked) @usableFromInline var fields: ContiguousArray<FieldAccess?> = []
   /// Per slot, one per member of a shared registrar (``RegistrarHandle/groupSize``, at
   /// `slot * groupSize + member`): the key path that names the slot of an object to Swift
   /// Observation's registrar (every path — typed, key-value coding, undo — names a slot with it,
-  /// so that changes match reads). Read on every tracked read and set (benchmark row "typed
-  /// attribute read").
+  /// so that changes match reads). Read on every tracked read and set.
   @exclusivity(unchecked) @usableFromInline var observationKeyPaths:
     ContiguousArray<KeyPath<ManagedObject, Int>> = []
   /// The fields whose wrapper starts with another value than the entity's default (a model
@@ -86,18 +85,15 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   @exclusivity(unchecked) var fieldDefaults: [(field: FieldAccess, value: Any?)] = []
   /// The slot of each property the class declares with a wrapper, by the wrapper's byte offset
   /// in an object (a wrapper finds its slot by where it sits); -1 at other offsets. An array, not
-  /// a table: every new object's wrappers look their slots up once (benchmark row "cascade delete
-  /// … time to build it").
+  /// a table: every new object's wrappers look their slots up once.
   @exclusivity(unchecked) var slotsByWrapperOffset: ContiguousArray<Int32> = []
   /// Where each wrapper keeps its slot in an object, in bytes, with the slot: a context writes
-  /// them into every object it makes, so no wrapper has to look its slot up on first use
-  /// (benchmark rows "to-many insert with inverse upkeep" and "cascade delete … time to build
-  /// it": the lookup was a tenth of a new object's first relationship set).
+  /// them into every object it makes, so no wrapper has to look its slot up on first use.
   @exclusivity(unchecked) var wrapperSlots: [(offset: Int, slot: Int32)] = []
   /// The destination of each to-one the class declares with a wrapper, by the byte offset in an
-  /// object of the wrapper's `loadedKey`: what the first read of a to-one that a load left as a
-  /// key makes an object of (see ``RelationshipFields``). Read without a count on every such
-  /// read (benchmark row "fetch by a predicate, then each owner read").
+  /// object of the wrapper's loaded key (``LoadedKeyOrCounts``): what the first read of a to-one
+  /// that a load left as a key makes an object of (see ``RelationshipFields``). Read without a
+  /// count on every such read.
   @exclusivity(unchecked) var loadedKeyDestinations: ContiguousArray<LoadedKeyDestination> = []
   /// Per slot: whether setters notify observers by themselves (the class's
   /// `automaticallyNotifiesObservers(forKey:)`, asked once when the model is built).
@@ -195,7 +191,7 @@ extension EntityDescription {
 /// A to-one's destination, by where its wrapper keeps a loaded key (see
 /// ``EntityDescription/loadedKeyDestinations``). The model holds the destination.
 struct LoadedKeyDestination {
-  /// The byte offset in an object of the wrapper's `loadedKey`.
+  /// The byte offset in an object of the wrapper's ``LoadedKeyOrCounts``.
   let keyOffset: Int
   /// The relationship's destination.
   unowned(unsafe) let destination: EntityDescription

@@ -21,8 +21,7 @@ public struct Attribute<Value: AttributeValue> {
   /// write functions of ManagedObject+Storage.swift and by ``TypedFieldAccess``.
   @usableFromInline var value: Value
   /// The storage slot of this property in its object; resolved on first use, negative until then.
-  /// 32 bits and beside the flag, so that the wrapper adds 8 bytes to its value in every object
-  /// (benchmark row "heap bytes per object").
+  /// 32 bits and beside the flag, so that the wrapper adds 8 bytes to its value in every object.
   @usableFromInline var slot: Int32 = -1
   @usableFromInline let isTransient: Bool
 
@@ -34,7 +33,7 @@ public struct Attribute<Value: AttributeValue> {
   /// - Parameters:
   ///   - wrappedValue: The default value of new objects.
   ///   - transient: Whether stores skip this attribute.
-  // Inlinable, as `Relationship`'s (benchmark row "cascade delete … time to build it").
+  // Inlinable, as `Relationship`'s: every new object runs it for each attribute.
   @inlinable
   public init(wrappedValue: Value, transient: Bool = false) {
     self.value = wrappedValue
@@ -77,8 +76,7 @@ public struct Attribute<Value: AttributeValue> {
 
   /// Reads and writes the attribute through its object.
   ///
-  /// Inlinable (benchmark rows "typed attribute set" and "typed attribute read"): in the caller's
-  /// module the key paths are literals, so the slot and the value compile to field loads and
+  /// Inlinable: in the caller's module the key paths are literals, so the slot and the value compile to field loads and
   /// stores, and a set's equality test is specialized for the property's type.
   @inlinable
   public static subscript<Object: ManagedObject>(
@@ -122,8 +120,8 @@ public struct Attribute<Value: AttributeValue> {
 
   /// A typed set that the inlined setter did not find quiet: asks the object how it goes on
   /// (``ManagedObject/beginTypedSet(_:)``) and reaches the field through its ``TypedFieldAccess``.
-  /// Out of line, so the setter stays small enough to inline into every caller (benchmark row
-  /// "typed attribute set"), and specialized for `Value` in the caller's module.
+  /// Out of line, so the setter stays small enough to inline into every caller, and specialized
+  /// for `Value` in the caller's module.
   @inlinable @inline(never)
   static func set(_ object: ManagedObject, slot: Int, _ newValue: Value) {
     if object.isRecordedQuietInline(slot) {
@@ -154,9 +152,8 @@ public struct Attribute<Value: AttributeValue> {
 
   /// A quiet typed set that Swift Observation's registrar or the slot's typed observers hear (see
   /// ``ManagedObject/quietSlots``): keeps the old value, stores inside the registrar's calls, and
-  /// calls the observers. Out of line, so the setter inlined into the app's code stays small
-  /// (benchmark rows "typed attribute set" and "set with one old+new observer"), and specialized
-  /// for `Value` in the caller's module.
+  /// calls the observers. Out of line, so the setter inlined into the app's code stays small, and
+  /// specialized for `Value` in the caller's module.
   @inlinable @inline(never)
   static func setReporting(_ object: ManagedObject, slot: Int, _ newValue: Value) {
     let old = exchange(object, slot: slot, newValue)
@@ -233,8 +230,7 @@ public struct Attribute<Value: AttributeValue> {
   /// Inlined, so the storage key path stays a literal. The wrapper is only reached by accesses that
   /// make no call while they last (its offset is taken inside one, the slot found outside): the
   /// compiler can then drop the dynamic exclusivity checks of the app's class on every access to
-  /// the wrapper (benchmark row "set with one old+new observer", whose setter is not inlined into
-  /// its loop).
+  /// the wrapper, even where the setter is not inlined into the caller.
   @inlinable @inline(__always)
   static func resolveSlot<Object: ManagedObject>(
     _ object: Object, _ storageKeyPath: ReferenceWritableKeyPath<Object, Self>

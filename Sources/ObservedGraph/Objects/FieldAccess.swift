@@ -41,8 +41,8 @@ class FieldAccess {
 
   /// Stores a store's value straight into the field, without boxing it, when the field's type is
   /// one of the common ones (`String`, `Int`, `Int64`, `Double`, `Bool`, `Date`, or an optional of
-  /// one) and the value is of that type; false otherwise, and the caller takes the general path
-  /// (benchmark row "SQLite store: reach").
+  /// one) and the value is of that type; false otherwise, and the caller takes the general path.
+  /// A load so writes each common value with no box and no cast.
   func storeStored(_ value: StoredValue, in object: ManagedObject) -> Bool { false }
 
   /// The common type the field holds (or holds an optional of); `.none` for any other.
@@ -52,7 +52,7 @@ class FieldAccess {
   var holdsOptional: Bool { false }
 
   /// The field types a load writes in place, without a conversion through `Any` or a
-  /// ``StoredValue`` (benchmark rows "SQLite store: reach" and "fetch").
+  /// ``StoredValue``.
   enum DirectType {
     case none, string, int, int64, double, bool, date
   }
@@ -77,8 +77,7 @@ extension FieldAccess.DirectType {
 @usableFromInline
 final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
   /// Whether `Value` is an `Optional`, asked once: the held form of anything else is the value
-  /// itself, with no dynamic cast on the way in or out (benchmark rows "KVC set by string key",
-  /// "set with undo recording on").
+  /// itself, with no dynamic cast on the way in or out.
   private let isOptional = Value.isOptionalValue
   /// The common type the field holds (or holds an optional of), for ``storeStored(_:in:)``.
   private let direct = DirectType(Value.self)
@@ -122,8 +121,8 @@ final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
 
   /// A held value of a non-optional attribute as a `Value`. When its dynamic type is exactly
   /// `Value` (always, for values checked on the way in, except a bridged `NSNumber` and the like)
-  /// it is taken out of its box as it is, without the runtime's general cast (benchmark row "KVC
-  /// set by string key": the cast was 255 of about 2,000 instructions).
+  /// it is taken out of its box as it is, without the runtime's general cast, which would be a
+  /// large part of a set by name.
   private static func value(_ held: Any) -> Value {
     guard type(of: held) == Value.self else { return held as! Value }
     return unboxExactly(held)
@@ -154,39 +153,6 @@ final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
   }
 }
 
-/// Where each stored property of a class sits in its instances, by the property's name.
-enum FieldLayout {
-  /// The byte offset of each stored property of `type` (its own and its superclasses'), by name.
-  static func offsets(of prototype: ManagedObject) -> [String: Int] {
-    var mirrors: [Mirror] = []
-    var mirror: Mirror? = Mirror(reflecting: prototype)
-    while let current = mirror {
-      mirrors.append(current)
-      mirror = current.superclassMirror
-    }
-    // The runtime counts fields from the root class down, as the mirrors list them reversed.
-    let labels = mirrors.reversed().flatMap { $0.children.map { $0.label ?? "" } }
-    let type: Any.Type = Swift.type(of: prototype)
-    let count = runtimeFieldCount(type)
-    guard count == labels.count else {
-      preconditionFailure(
-        "ObservedGraph: the runtime lists \(count) stored properties of \(type), "
-          + "Mirror lists \(labels.count); the class's layout cannot be read")
-    }
-    var offsets: [String: Int] = [:]
-    for (index, label) in labels.enumerated() where !label.isEmpty {
-      offsets[label] = runtimeFieldOffset(type, index: index)
-    }
-    return offsets
-  }
-}
-
-@_silgen_name("swift_reflectionMirror_recursiveCount")
-private func runtimeFieldCount(_ type: Any.Type) -> Int
-
-@_silgen_name("swift_reflectionMirror_recursiveChildOffset")
-private func runtimeFieldOffset(_ type: Any.Type, index: Int) -> Int
-
 /// A wrapper that keeps its value in its own field (``Attribute``).
 protocol FieldDeclaring {
   /// The access to the value of this wrapper, stored at byte `offset` of each instance; checked on
@@ -212,7 +178,7 @@ extension Attribute: FieldDeclaring {
 extension Relationship: FieldDeclaring {
   func fieldAccess(at offset: Int, label: String, in prototype: ManagedObject) -> FieldAccess {
     guard let targetOffset = MemoryLayout<Self>.offset(of: \Self.target),
-      let keyOffset = MemoryLayout<Self>.offset(of: \Self.loadedKey),
+      let keyOffset = MemoryLayout<Self>.offset(of: \Self.loadedKeyOrCounts),
       let slotOffset = MemoryLayout<Self>.offset(of: \Self.slot)
     else {
       preconditionFailure("ObservedGraph: the layout of Relationship<\(Value.self)> cannot be read")
@@ -257,14 +223,13 @@ extension PropertyWrapperDeclaring {
 
 /// The ``FieldAccess`` of a `Relationship`: the wrapper keeps the related object (to-one) or the
 /// members' collection (to-many, made on first use), as a plain reference — no `Any`, no slot
-/// array (benchmark rows "to-many insert with inverse upkeep" and "cascade delete … time to build
-/// it": a new object's first relationship set copied its entity's slot array).
+/// array, so a new object's first relationship set copies nothing.
 ///
 /// A to-one that a load named may be kept as its object's key until the relationship is first
 /// read: the reads and writes go through ``RelationshipFields``, which makes the object then and
 /// drops the key on every write.
 final class RelationshipFieldAccess: FieldAccess {
-  /// The byte offset in the object of the wrapper's `loadedKey`.
+  /// The byte offset in the object of the wrapper's ``LoadedKeyOrCounts``.
   let keyOffset: Int
 
   init(offset: Int, keyOffset: Int) {
@@ -303,16 +268,16 @@ final class RelationshipFieldAccess: FieldAccess {
 /// (``storeKey(_:in:at:keyOffset:)``): every read goes through ``reference(in:at:keyOffset:)``,
 /// which makes the object then, and every write drops the key. Callers pass the offsets, read
 /// from the access before any call, so that nothing keeps the entity's shared access alive
-/// across the call (benchmark rows "to-many insert with inverse upkeep" and "cascade delete": an
-/// atomic retain and release of it on every read of a relationship); an enum, so that calling
+/// across the call (that would be an atomic retain and release of it on every read of a
+/// relationship); an enum, so that calling
 /// these passes no metatype.
 enum RelationshipFields {
-  /// The wrapper's `loadedKey` in `object`.
+  /// The wrapper's ``LoadedKeyOrCounts`` in `object`.
   @inline(__always)
   private static func keyAddress(
     in object: Unmanaged<ManagedObject>, at keyOffset: Int
-  ) -> UnsafeMutablePointer<Int64> {
-    (object.toOpaque() + keyOffset).assumingMemoryBound(to: Int64.self)
+  ) -> UnsafeMutablePointer<LoadedKeyOrCounts> {
+    (object.toOpaque() + keyOffset).assumingMemoryBound(to: LoadedKeyOrCounts.self)
   }
 
   /// The wrapper's related object or collection in `object`.
@@ -328,7 +293,7 @@ enum RelationshipFields {
   @inline(__always)
   static func reference(in object: ManagedObject, at offset: Int, keyOffset: Int) -> AnyObject? {
     let base = Unmanaged.passUnretained(object)
-    if keyAddress(in: base, at: keyOffset).pointee > 0 {
+    if keyAddress(in: base, at: keyOffset).pointee.loadedKey != nil {
       makeLoadedObject(in: object, at: offset, keyOffset: keyOffset)
     }
     return targetAddress(in: base, at: offset).pointee
@@ -340,8 +305,7 @@ enum RelationshipFields {
   static func heldKey(in object: Unmanaged<ManagedObject>, at offset: Int, keyOffset: Int)
     -> Int64?
   {
-    let key = keyAddress(in: object, at: keyOffset).pointee
-    if key > 0 { return key }
+    if let key = keyAddress(in: object, at: keyOffset).pointee.loadedKey { return key }
     guard
       let target = UnsafeRawPointer(targetAddress(in: object, at: offset)).load(
         as: UnsafeRawPointer?.self)
@@ -365,7 +329,7 @@ enum RelationshipFields {
 
   /// Whether the field holds a to-one's key that a load left, its object not made yet.
   static func holdsKey(in object: ManagedObject, keyOffset: Int) -> Bool {
-    keyAddress(in: Unmanaged.passUnretained(object), at: keyOffset).pointee > 0
+    keyAddress(in: Unmanaged.passUnretained(object), at: keyOffset).pointee.loadedKey != nil
   }
 
   /// Stores a reference, dropping a key a load left.
@@ -382,14 +346,14 @@ enum RelationshipFields {
   /// would have (``ObjectContext/objectForLoadedKey(_:key:)``), and keeps it in the field. Nil
   /// when the object's context is gone or was reset, or when the key no longer names an object
   /// of the relationship's destination that the context can give. The object, its entity, the
-  /// destination and the context are reached without a count (benchmark row "fetch by a
-  /// predicate, then each owner read": they were retained and released around the calls).
+  /// destination and the context are reached without a count: nothing is retained and released
+  /// around the calls.
   @inline(never)
   private static func makeLoadedObject(in object: ManagedObject, at offset: Int, keyOffset: Int) {
     let base = Unmanaged.passUnretained(object)
     let key = keyAddress(in: base, at: keyOffset)
-    let loadedKey = key.pointee
-    key.pointee = 0
+    let loadedKey = key.pointee.loadedKey.unsafelyUnwrapped
+    key.pointee.dropLoadedKey()
     let related: ManagedObject? = base._withUnsafeGuaranteedRef { object in
       guard object.isInLiveContext,
         let destination = Unmanaged.passUnretained(object.entity)._withUnsafeGuaranteedRef({
@@ -405,8 +369,8 @@ enum RelationshipFields {
     targetAddress(in: base, at: offset).pointee = related
   }
 
-  /// Stores a related object, or nil, taking the caller's reference over (benchmark row "fetch by
-  /// a predicate": a to-one's owner retained twice and released once per row).
+  /// Stores a related object, or nil, taking the caller's reference over (no extra retain and
+  /// release of the related object per loaded row).
   static func storeObject(
     _ related: consuming ManagedObject?, in object: Unmanaged<ManagedObject>, at offset: Int,
     keyOffset: Int
@@ -421,15 +385,13 @@ enum RelationshipFields {
   static func storeKey(
     _ key: Int64, in object: Unmanaged<ManagedObject>, at offset: Int, keyOffset: Int
   ) {
-    assert(key > 0, "a loaded key is positive")
     targetAddress(in: object, at: offset).pointee = nil
-    keyAddress(in: object, at: keyOffset).pointee = key
+    keyAddress(in: object, at: keyOffset).pointee.keep(loadedKey: key)
   }
 
-  /// Drops a key a load left (a positive `loadedKey`); the declaration's counts, negative, stay.
+  /// Drops a key a load left; the declaration's counts stay.
   @inline(__always)
   private static func dropKey(in object: Unmanaged<ManagedObject>, at keyOffset: Int) {
-    let key = keyAddress(in: object, at: keyOffset)
-    if key.pointee > 0 { key.pointee = 0 }
+    keyAddress(in: object, at: keyOffset).pointee.dropLoadedKey()
   }
 }

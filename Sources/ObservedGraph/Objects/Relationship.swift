@@ -27,18 +27,13 @@
 public struct Relationship<Value: RelationshipValue> {
   // The declaration, read once from a prototype when the model is built, sits in every object
   // beside the value: counts in 32 bits and the small fields together keep the wrapper at 40
-  // bytes (benchmark row "heap bytes per object").
+  // bytes.
   /// The related object (to-one) or the members' collection (to-many), nil until set: the
   /// relationship's value, reached through its ``RelationshipFieldAccess``.
   @usableFromInline var target: AnyObject?
   @usableFromInline let inverse: RelationshipDescription.Inverse?
-  /// Two things, told apart by the sign. Positive: the key of a to-one's object that a load
-  /// named and that is not made yet (`target` is nil then; the first read makes it, see
-  /// ``RelationshipFieldAccess``), so that a fetch makes no object for a relationship nobody
-  /// reads (benchmark row "fetch by a predicate"). Negative: the declaration's counts, as the
-  /// wrapper's initializer packs them (``counts``), which the model reads from its prototype; an
-  /// object's own copy is never read. Zero: neither.
-  @usableFromInline var loadedKey: Int64
+  /// A to-one's key that a load left, or the declaration's counts (``LoadedKeyOrCounts``).
+  @usableFromInline var loadedKeyOrCounts: LoadedKeyOrCounts
   /// The storage slot of this property in its object; resolved on first use, negative until then.
   @usableFromInline var slot: Int32 = -1
   @usableFromInline let deleteRule: DeleteRule
@@ -61,8 +56,8 @@ public struct Relationship<Value: RelationshipValue> {
   ///     refuses, as −2³⁰).
   ///   - maxCount: Maximum number of objects of a to-many relationship; 0 for none. Kept in 32
   ///     bits: a larger one counts as `Int32.max`.
-  // Inlinable (benchmark row "cascade delete … time to build it"): every new object runs it for
-  // each relationship; out of line it ran as unspecialized generic code.
+  // Inlinable: every new object runs it for each relationship, and out of line it would run as
+  // unspecialized generic code.
   @inlinable
   public init(
     inverse: RelationshipDescription.Inverse?, deleteRule: DeleteRule = .nullify,
@@ -72,26 +67,11 @@ public struct Relationship<Value: RelationshipValue> {
     self.deleteRule = deleteRule
     self.ordered = ordered
     self.isOptional = isOptional
-    self.loadedKey = Self.packedCounts(minCount, maxCount)
-  }
-
-  /// `minCount` and `maxCount` in a negative number: the sign bit set, the minimum in the next 31
-  /// bits (two's complement), the maximum in the low 32.
-  @inlinable
-  static func packedCounts(_ minCount: Int, _ maxCount: Int) -> Int64 {
-    let minimum = UInt64(
-      UInt32(bitPattern: Int32(Swift.min(Swift.max(minCount, -1 << 30), 1 << 30 - 1))))
-    let maximum = UInt64(UInt32(bitPattern: Int32(clamping: maxCount)))
-    return Int64(bitPattern: 1 << 63 | (minimum & 0x7FFF_FFFF) << 32 | maximum)
+    self.loadedKeyOrCounts = LoadedKeyOrCounts(minCount: minCount, maxCount: maxCount)
   }
 
   /// The declaration's counts, from the field the initializer packed them in.
-  var counts: (minimum: Int, maximum: Int) {
-    let bits = UInt64(bitPattern: loadedKey)
-    // The minimum's 31 bits, sign-extended.
-    let minimum = Int32(bitPattern: UInt32(truncatingIfNeeded: bits >> 32) << 1) >> 1
-    return (Int(minimum), Int(Int32(bitPattern: UInt32(truncatingIfNeeded: bits))))
-  }
+  var counts: (minimum: Int, maximum: Int) { loadedKeyOrCounts.counts ?? (0, 0) }
 
   /// Unavailable: every relationship names its inverse.
   ///
@@ -136,8 +116,7 @@ public struct Relationship<Value: RelationshipValue> {
 
   /// Reads and writes the relationship through its object.
   ///
-  /// Inlinable (benchmark rows "to-many insert with inverse upkeep" and "cascade delete … time to
-  /// build it"): in the caller's module the key path to the wrapper is a literal, so the slot is
+  /// Inlinable: in the caller's module the key path to the wrapper is a literal, so the slot is
   /// a field load instead of a key path applied by the runtime.
   @inlinable
   public static subscript<Object: ManagedObject>(
@@ -150,8 +129,7 @@ public struct Relationship<Value: RelationshipValue> {
     }
     set {
       let slot = slot(of: object, storageKeyPath)
-      // A to-one value is handed over as it is: no shape, no cast, no array (benchmark rows
-      // "to-many insert with inverse upkeep" and "cascade delete … time to build it").
+      // A to-one value is handed over as it is: no shape, no cast, no array.
       if let target = Value._toOneTarget(of: newValue) {
         return object.writeToOne(target, slot: slot)
       }
@@ -226,8 +204,7 @@ public protocol RelationshipValue {
   /// the typed getter returns.
   ///
   /// The library's conformances implement it inlinable, so that building a `Set` of a thousand
-  /// members is specialized for its element (benchmark row "SQLite store: reach … through their
-  /// owners' to-many"); the default goes through ``relationshipShape``.
+  /// members is specialized for its element; the default goes through ``relationshipShape``.
   ///
   /// ```swift
   /// Set<Book>._value(of: [dune, emma])  // [dune, emma] as a Set<Book>
@@ -242,8 +219,7 @@ public protocol RelationshipValue {
   /// and makes the value of its members.
   ///
   /// The library's conformances implement it inlinable and read the members in place, without
-  /// an array of them (benchmark row "SQLite store: reach … through their owners' to-many"); the
-  /// default calls ``_value(of:)``.
+  /// an array of them; the default calls ``_value(of:)``.
   ///
   /// ```swift
   /// Set<Book>._read(category, slot: 1, keyPath: \Category.books)  // category.books
