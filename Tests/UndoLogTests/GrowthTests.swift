@@ -1,6 +1,9 @@
 import Testing
 
-@testable import UndoLog
+// From a user's side: only the public API of UndoLog (no `@testable`), as a module with steps of
+// its own would use growable steps.
+
+import UndoLog
 
 /// Sets of several counters, side by side: a step that grows while it is the newest.
 final class SetColumn {
