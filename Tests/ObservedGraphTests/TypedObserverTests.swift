@@ -207,4 +207,18 @@ struct TypedObserverTests {
     }
     #expect(heardCount > 1_000)
   }
+
+  /// A typed set that nothing hears takes the store-only route (`.quiet`) in this debug build too,
+  /// as in a release build: the debug checks run after it and do not choose another route.
+  @Test func aSetNothingHearsTakesTheQuietRouteInDebugBuilds() throws {
+    let s = BookStore.scenario(participatesInSwiftObservation: false)
+    let book = s.books[0]
+    try s.context.save()
+    book.price = 1  // the first change since the save takes the whole path and tracks the slot
+    let slot = Self.slot(book, "price")
+    #expect(book.beginTypedSet(slot) == .quiet)
+    Attribute<Double>.set(book, slot: slot, 2)
+    #expect(book.price == 2 && book.changedValues()["price"] as? Double == 2)
+    #expect(try book.committedValues(forKeys: ["price"])["price"] as? Double == 10)
+  }
 }

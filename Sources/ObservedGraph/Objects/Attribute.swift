@@ -135,6 +135,10 @@ public struct Attribute<Value: AttributeValue> {
     switch object.beginTypedSet(slot) {
     case .quiet:
       field.address(in: object).pointee = newValue
+      // The debug checks follow the route; they never choose it.
+      #if OBSERVEDGRAPH_INVARIANTS
+        object.checkQuietSet(slot)
+      #endif
     case .quietReporting:
       field.address(in: object).pointee = newValue
       object.endQuietSet(slot)

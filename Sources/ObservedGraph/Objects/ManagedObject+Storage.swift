@@ -147,11 +147,7 @@ extension ManagedObject {
       registrar.willSet(self, slot)
       return .quietReporting
     }
-    #if OBSERVEDGRAPH_INVARIANTS
-      return .quietReporting
-    #else
-      return .quiet
-    #endif
+    return .quiet
   }
 
   /// Whether a typed set of `slot` needs nothing but the store, the count of the change, and the
