@@ -61,7 +61,9 @@ struct ColumnBuffer<Element>: ~Copyable {
     count > 0 ? ColumnChunks.place(of: count - 1) : nil
   }
 
-  /// Ends the values and frees the chunks.
+  /// Ends the values and frees the chunks. Inlinable, as every member an inlinable recorder
+  /// reaches: the owner's accessors end a buffer too.
+  @inlinable
   deinit {
     var left = count
     for (index, chunk) in chunks.enumerated() {
