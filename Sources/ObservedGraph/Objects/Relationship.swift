@@ -124,43 +124,17 @@ public struct Relationship<Value: RelationshipValue> {
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
-    // The library's three value types read and hand over their objects directly
-    // (``ModelledRelationshipValue``): the casts fold away once `Value` is known, in the caller's
-    // module. Any other conforming type goes through its ``RelationshipValue/relationshipShape``.
     get {
-      let slot = slot(of: object, storageKeyPath)
-      if let modelled = Value.self as? any ModelledRelationshipValue.Type {
-        return read(modelled, object, slot: slot, keyPath: wrappedKeyPath)
-      }
-      return Value.relationshipShape.make(object.readMembers(slot: slot, keyPath: wrappedKeyPath))
-        as! Value
+      Value._read(object, slot: slot(of: object, storageKeyPath), keyPath: wrappedKeyPath)
     }
     set {
       let slot = slot(of: object, storageKeyPath)
       // A to-one value is handed over as it is: no shape, no cast, no array.
-      if let modelled = Value.self as? any ModelledRelationshipValue.Type,
-        let target = toOneTarget(modelled, of: newValue)
-      {
+      if let target = Value._toOneTarget(of: newValue) {
         return object.writeToOne(target, slot: slot)
       }
       object.writeRelationship(Value.relationshipShape.members(newValue), slot: slot)
     }
-  }
-
-  /// ``ModelledRelationshipValue/read(_:slot:keyPath:)`` of `Value`, which is `Modelled`.
-  @inlinable @inline(__always)
-  static func read<Modelled: ModelledRelationshipValue>(
-    _ modelled: Modelled.Type, _ object: ManagedObject, slot: Int, keyPath: AnyKeyPath
-  ) -> Value {
-    Modelled.read(object, slot: slot, keyPath: keyPath) as! Value
-  }
-
-  /// ``ModelledRelationshipValue/toOneTarget(of:)`` of `Value`, which is `Modelled`.
-  @inlinable @inline(__always)
-  static func toOneTarget<Modelled: ModelledRelationshipValue>(
-    _ modelled: Modelled.Type, of value: Value
-  ) -> ManagedObject?? {
-    Modelled.toOneTarget(of: value as! Modelled)
   }
 
   @inlinable @inline(__always)
@@ -210,21 +184,83 @@ public protocol RelationshipValue {
   /// [Page].relationshipShape   // ordered to-many of Page
   /// ```
   static var relationshipShape: RelationshipShape { get }
-}
 
-/// The library's own relationship value types (`Optional`, `Set` and `Array` of objects), which
-/// the typed accessors of ``Relationship`` read and write without going through a
-/// ``RelationshipShape``: inlinable, so that building a `Set` of a thousand members is
-/// specialized for its element and reads the members in place.
-@usableFromInline
-protocol ModelledRelationshipValue: RelationshipValue {
   /// For a to-one value, the object it holds (or nil), wrapped once more; nil for a to-many value.
-  static func toOneTarget(of value: Self) -> ManagedObject??
+  ///
+  /// The typed setter of a to-one relationship uses it to hand the object over without going
+  /// through ``relationshipShape``. The library's conformances implement it; a type of yours that
+  /// conformed could keep the default, `nil`.
+  ///
+  /// ```swift
+  /// Book?._toOneTarget(of: book)  // .some(book)
+  /// Set<Book>._toOneTarget(of: [])  // nil
+  /// ```
+  ///
+  /// - Parameter value: A value of a relationship property.
+  /// - Returns: `.some(object)` for a to-one value; nil for a to-many value.
+  static func _toOneTarget(of value: Self) -> ManagedObject??
+
+  /// The value of a relationship that holds `members` (objects of the destination class): what
+  /// the typed getter returns.
+  ///
+  /// The library's conformances implement it inlinable, so that building a `Set` of a thousand
+  /// members is specialized for its element; the default goes through ``relationshipShape``.
+  ///
+  /// ```swift
+  /// Set<Book>._value(of: [dune, emma])  // [dune, emma] as a Set<Book>
+  /// ```
+  ///
+  /// - Parameter members: The relationship's objects, in order.
+  /// - Returns: The value.
+  static func _value(of members: [ManagedObject]) -> Self
 
   /// The value the typed getter returns: reads the relationship at `slot` of `object` through
-  /// the object's read hook (a fault is fulfilled, the read is reported to Swift Observation, or
-  /// to a key path's resolution with `keyPath`) and makes the value of its members.
-  static func read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self
+  /// the object's read hook (a fault is fulfilled, the read is reported to Swift Observation)
+  /// and makes the value of its members.
+  ///
+  /// The library's conformances implement it inlinable and read the members in place, without
+  /// an array of them; the default calls ``_value(of:)``.
+  ///
+  /// ```swift
+  /// Set<Book>._read(category, slot: 1, keyPath: \Category.books)  // category.books
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - object: The object whose relationship is read.
+  ///   - slot: The relationship's slot in the object's entity.
+  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
+  /// - Returns: The value.
+  static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self
+}
+
+extension RelationshipValue {
+  /// The default: the value ``relationshipShape`` makes.
+  ///
+  /// ```swift
+  /// Set<Book>._value(of: [])  // []
+  /// ```
+  ///
+  /// - Parameter members: The relationship's objects, in order.
+  /// - Returns: The value.
+  public static func _value(of members: [ManagedObject]) -> Self {
+    relationshipShape.make(members) as! Self
+  }
+
+  /// The default: ``_value(of:)`` of the members read into an array.
+  ///
+  /// ```swift
+  /// Set<Book>._read(category, slot: 1, keyPath: \Category.books)  // category.books
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - object: The object whose relationship is read.
+  ///   - slot: The relationship's slot in the object's entity.
+  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
+  /// - Returns: The value.
+  @inlinable
+  public static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
+    _value(of: object.readMembers(slot: slot, keyPath: keyPath))
+  }
 }
 
 /// How a ``RelationshipValue`` type relates objects: its destination class, whether it is to-many
@@ -247,7 +283,58 @@ public struct RelationshipShape: Sendable, CustomStringConvertible {
   }
 }
 
+extension RelationshipValue {
+  /// The default: nil, as for a to-many value.
+  ///
+  /// ```swift
+  /// [Page]._toOneTarget(of: pages)  // nil
+  /// ```
+  ///
+  /// - Parameter value: A value of a relationship property.
+  /// - Returns: nil.
+  public static func _toOneTarget(of value: Self) -> ManagedObject?? { nil }
+}
+
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
+  /// The object the value holds, or nil, wrapped once more: a to-one value.
+  ///
+  /// ```swift
+  /// Book?._toOneTarget(of: nil)  // .some(nil)
+  /// ```
+  ///
+  /// - Parameter value: A to-one value.
+  /// - Returns: `.some(value)`.
+  public static func _toOneTarget(of value: Self) -> ManagedObject?? { .some(value) }
+
+  /// The first member, or nil.
+  ///
+  /// ```swift
+  /// Book?._value(of: [dune])  // dune
+  /// ```
+  ///
+  /// - Parameter members: The relationship's object, if any.
+  /// - Returns: It, as the wrapped class.
+  @inlinable
+  public static func _value(of members: [ManagedObject]) -> Self {
+    members.first.map { unsafeDowncast($0, to: Wrapped.self) }
+  }
+
+  /// The related object, read without an array.
+  ///
+  /// ```swift
+  /// Optional<Category>._read(book, slot: 2, keyPath: \Book.category)  // book.category
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - object: The object whose relationship is read.
+  ///   - slot: The relationship's slot in the object's entity.
+  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
+  /// - Returns: The related object, or nil.
+  @inlinable
+  public static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
+    object.readToOne(slot: slot, keyPath: keyPath).map { unsafeDowncast($0, to: Wrapped.self) }
+  }
+
   /// To-one: nil or one object of the wrapped class.
   public static var relationshipShape: RelationshipShape {
     RelationshipShape(
@@ -257,19 +344,43 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
   }
 }
 
-extension Optional: ModelledRelationshipValue where Wrapped: ManagedObject {
-  /// The object the value holds, or nil, wrapped once more: a to-one value.
-  @inlinable
-  static func toOneTarget(of value: Self) -> ManagedObject?? { .some(value) }
-
-  /// The related object, read without an array.
-  @inlinable
-  static func read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
-    object.readToOne(slot: slot, keyPath: keyPath).map { unsafeDowncast($0, to: Wrapped.self) }
-  }
-}
-
 extension Set: RelationshipValue where Element: ManagedObject {
+  /// The set of the members.
+  ///
+  /// ```swift
+  /// Set<Book>._value(of: [dune])  // [dune]
+  /// ```
+  ///
+  /// - Parameter members: The relationship's objects.
+  /// - Returns: Them as a set of the element class.
+  @inlinable
+  public static func _value(of members: [ManagedObject]) -> Self {
+    var set = Self(minimumCapacity: members.count)
+    for member in members { set.insert(unsafeDowncast(member, to: Element.self)) }
+    return set
+  }
+
+  /// The set of the members, read in place.
+  ///
+  /// ```swift
+  /// Set<Book>._read(category, slot: 1, keyPath: \Category.books)  // category.books
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - object: The object whose relationship is read.
+  ///   - slot: The relationship's slot in the object's entity.
+  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
+  /// - Returns: The members as a set of the element class.
+  @inlinable
+  public static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
+    let references = object.readMemberReferences(slot: slot, keyPath: keyPath)
+    var set = Self(minimumCapacity: references.count)
+    for reference in references {
+      set.insert(unsafeDowncast(reference.takeUnretainedValue(), to: Element.self))
+    }
+    return set
+  }
+
   /// To-many, unordered, of the element class.
   public static var relationshipShape: RelationshipShape {
     RelationshipShape(
@@ -279,43 +390,43 @@ extension Set: RelationshipValue where Element: ManagedObject {
   }
 }
 
-extension Set: ModelledRelationshipValue where Element: ManagedObject {
-  /// Nil: a to-many value.
-  @inlinable
-  static func toOneTarget(of value: Self) -> ManagedObject?? { nil }
-
-  /// The set of the members, read in place.
-  @inlinable
-  static func read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
-    let references = object.readMemberReferences(slot: slot, keyPath: keyPath)
-    var set = Self(minimumCapacity: references.count)
-    for reference in references {
-      set.insert(unsafeDowncast(reference.takeUnretainedValue(), to: Element.self))
-    }
-    return set
-  }
-}
-
 extension Array: RelationshipValue where Element: ManagedObject {
+  /// The members, in order.
+  ///
+  /// ```swift
+  /// [Page]._value(of: [first, second])  // [first, second]
+  /// ```
+  ///
+  /// - Parameter members: The relationship's objects, in order.
+  /// - Returns: Them as an array of the element class.
+  @inlinable
+  public static func _value(of members: [ManagedObject]) -> Self {
+    members.map { unsafeDowncast($0, to: Element.self) }
+  }
+
+  /// The members in order, read in place.
+  ///
+  /// ```swift
+  /// [Page]._read(book, slot: 3, keyPath: \Book.pages)  // book.pages
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - object: The object whose relationship is read.
+  ///   - slot: The relationship's slot in the object's entity.
+  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
+  /// - Returns: The members as an array of the element class.
+  @inlinable
+  public static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
+    object.readMemberReferences(slot: slot, keyPath: keyPath).map {
+      unsafeDowncast($0.takeUnretainedValue(), to: Element.self)
+    }
+  }
+
   /// To-many, ordered, of the element class.
   public static var relationshipShape: RelationshipShape {
     RelationshipShape(
       destination: Element.self, isToMany: true, isOrdered: true,
       make: { objects in objects.map { unsafeDowncast($0, to: Element.self) } },
       members: { value in (value as! Self).map { $0 } })
-  }
-}
-
-extension Array: ModelledRelationshipValue where Element: ManagedObject {
-  /// Nil: a to-many value.
-  @inlinable
-  static func toOneTarget(of value: Self) -> ManagedObject?? { nil }
-
-  /// The members in order, read in place.
-  @inlinable
-  static func read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
-    object.readMemberReferences(slot: slot, keyPath: keyPath).map {
-      unsafeDowncast($0.takeUnretainedValue(), to: Element.self)
-    }
   }
 }
