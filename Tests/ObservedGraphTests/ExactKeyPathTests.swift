@@ -154,7 +154,8 @@ struct ExactKeyPathTests {
     let item = context.insert(ProbeItem.self)
     item.title = long
     for predicate in [
-      #Predicate<ProbeItem> { $0.longPrefix == long }, #Predicate<ProbeItem> { $0.titleAlias == long },
+      #Predicate<ProbeItem> { $0.longPrefix == long },
+      #Predicate<ProbeItem> { $0.titleAlias == long },
     ] {
       let error = #expect(throws: ObjectGraphError.self) {
         _ = try context.fetch(FetchRequest<ProbeItem>(predicate: predicate))
