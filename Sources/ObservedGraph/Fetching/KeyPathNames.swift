@@ -91,8 +91,8 @@ enum KeyPathNames {
       throw notAProperty(keyPath, entity, reason: "reads no Attribute or Relationship property")
     }
     // One read must be the property's own getter (a computed property reading one property is
-    // not it); a longer chain cannot be checked so (optional chaining builds no key path to
-    // compare with, and its probes would have to go through every step).
+    // not it); a longer chain cannot be checked so: optional chaining builds no key path to
+    // compare with, so a computed property reading the same chain is taken for it.
     if singleStep || names.count == 1 {
       guard names.count == 1, isGetter(recording.reads[0], of: keyPath, on: root) else {
         throw notAProperty(
