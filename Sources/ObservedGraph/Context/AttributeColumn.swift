@@ -217,7 +217,7 @@ final class TypedAttributeColumn<Value: AttributeValue>: AttributeColumn {
       let old = address.pointee
       let new = values[place]
       guard old != new else { continue }
-      context.replayQuietly(object, slot) { address.pointee = new }
+      context.applyColumnEntry(object, slot) { address.pointee = new }
       Attribute<Value>.recordQuietSet(object, slot: slot, old: old)
     } while place.retreat()
   }

@@ -1,7 +1,8 @@
 /// Manual change brackets: `willChangeValue` / `didChangeValue` pairs around primitive sets.
 ///
-/// A bracket is the mutation path split in two by the caller's own code: its outermost open runs
-/// the announce phase (Swift Observation's `willSet`, prior observers) for the change it expects;
+/// A bracket is the mutation path split in two by the caller's own code: its outermost open tells
+/// Swift Observation's `willSet` and runs the announce phase (prior observers) for the change it
+/// expects;
 /// the caller changes storage with primitive sets; its outermost close plans the edit that storage
 /// now shows and runs the rest of the path — record, track, deliver, check — with the storage
 /// already written. Brackets nest per object and key; only the outermost pair counts.
@@ -49,6 +50,7 @@ extension ObjectContext {
       property.isToMany ? object.members(property) : object.read(property.slot, tracking: false)
     var probe = PlannedEdit(bracketEdit(object, property, mutation), changes: false)
     probe.isManual = true
+    willStoreInBracket(object, property)
     let delivery = announce(SingleEdit(probe))
     brackets[key] = BracketTable.Bracket(depth: 1, old: old, delivery: delivery, mutation: mutation)
   }

@@ -5,20 +5,22 @@
 /// same phases:
 ///
 /// 1. **plan** the edits (`makePlan`): the change and its inverse upkeep, steals, delete rules;
-/// 2. **announce** them (`announce`): Swift Observation's `willSet`, then prior observers;
+/// 2. **announce** them (`announce`): prior observers;
 /// 3. if a prior observer changed the graph meanwhile, plan again (the plan may be stale);
 /// 4. **record** the undo step (``UndoRecorder``);
-/// 5. **apply**: store, track (``ChangeTracker``), queue the objects-did-change news
-///    (``ObserverCenter``), register or detach objects (``ObjectRegistry``);
-/// 6. **deliver**: Swift Observation's `didSet`, observers with old and new values, change
-///    recorders;
+/// 5. **apply** (``apply(_:)``, the one function that changes storage): Swift Observation's
+///    `willSet`, the count of the change, then for each edit its tracking (``ChangeTracker``),
+///    its objects-did-change news (``ObserverCenter``), its store or the registration of its
+///    object (``ObjectRegistry``), then Swift Observation's `didSet`;
+/// 6. **deliver**: observers with old and new values, change recorders;
 /// 7. **check** the invariants (debug builds).
 ///
 /// A participant with nothing to do skips itself with one test (no observer, no recorder, no undo
-/// log, no Swift Observation tracker): a case with less to do is the same code, never a copy. A
-/// manual bracket runs phase 2 at its outermost `willChangeValue` and phases 4–7 at its outermost
-/// `didChangeValue` (``complete(_:_:waitingForBrackets:)``), its storage changed in between by
-/// primitive sets.
+/// log, no Swift Observation tracker). A change that nobody hears may be planned without an
+/// ``EditPlan`` (the quiet set here; ObjectContext+QuickPlans.swift), but its edits are applied by
+/// the same ``apply(_:)``. A manual bracket runs phase 2 and Swift Observation's `willSet` at its
+/// outermost `willChangeValue`, and phases 4–7 at its outermost `didChangeValue`
+/// (``complete(_:_:waitingForBrackets:)``), its storage changed in between by primitive sets.
 extension ObjectContext {
   /// A change as asked for, before it is planned. Planning again (after a prior observer changed
   /// the graph) starts from the request and the graph as it is then.
@@ -108,19 +110,15 @@ extension ObjectContext {
     object.isQuiet(slot) && !recorder.isRecording && !center.hasTaps
   }
 
-  /// The quiet set: the store, counted as a change of the graph, inside Swift Observation's
-  /// `willSet`/`didSet` when the object has a registrar.
+  /// The quiet set: the store, and what ``apply(_:)`` does around it when nothing is left to
+  /// track.
   func setQuietly(_ object: ManagedObject, _ property: Property, _ new: Any?) {
     setQuietly(object, property) { object.write(new, at: property.slot) }
   }
 
-  /// The quiet set, with the store made by `store`.
+  /// The quiet set, with the store made by `store`: an edit with nothing to track, applied.
   func setQuietly(_ object: ManagedObject, _ property: Property, store: () -> Void) {
-    let slot = property.slot
-    object.registrar?.willSet(object, slot)
-    generation &+= 1
-    store()
-    object.registrar?.didSet(object, slot)
+    apply(object, property, tracking: .none, store: store)
     #if OBSERVEDGRAPH_INVARIANTS
       checkAfterMutation(SingleEdit(PlannedEdit(.set(object, property, old: nil, new: nil))))
     #endif
@@ -169,101 +167,5 @@ extension ObjectContext {
     apply(plan)
     deliver(plan, delivery)
     checkAfterMutation(plan)
-  }
-
-  // MARK: Apply
-
-  /// Stores each edit, tracks it and queues its news; registers and detaches objects.
-  private func apply<Plan: EditSequence>(_ plan: Plan) {
-    generation &+= 1
-    // Undo and redo put a slot's tracking back only if the slot is still tracked as changed when
-    // its first edit in the plan applies; decided once per slot, so a slot edited twice in one
-    // step (a move: removal and insertion) is restored, not tracked anew by its second edit.
-    var decisions = SlotTable<Bool>()
-    for index in 0..<plan.count {
-      let object = plan[index].object
-      guard let property = plan[index].property else {
-        if case .lifecycle(let change) = plan[index].edit.change {
-          applyLifecycle(change, object, isReplay: plan[index].isReplay)
-        }
-        continue
-      }
-      var committed: SnapshotValue?
-      if plan[index].changes {
-        let slot = property.slot
-        let restoring = plan[index].isReplay ? plan[index].restoring : nil
-        var restores = restoring != nil && object.changes.contains(slot)
-        if restoring != nil && plan.count > 1 {
-          let key = SlotKey(object, slot)
-          if let decided = decisions[key] { restores = decided } else { decisions[key] = restores }
-        }
-        committed = tracker.trackEdit(object, slot, restoring: restoring, restores: restores) {
-          if plan[index].isApplied, let original = plan[index].original {
-            return property.snapshot(of: original)
-          }
-          return object.snapshotValue(property)
-        }
-        center.notePending(object, slot)
-      }
-      if !plan[index].isApplied { store(plan, index, property) }
-      if let committed { tracker.settle(object, property, committed: committed) }
-      if plan[index].isReplay {
-        tracker.forgetIfClean(object)
-        recorder.noteRestored(object, .undoUpdate)
-      }
-    }
-  }
-
-  /// Changes storage only. Reads the edit in place (no copy of its values).
-  private func store<Plan: EditSequence>(_ plan: Plan, _ index: Int, _ property: Property) {
-    let object = plan[index].object
-    switch plan[index].edit.change {
-    case .set:
-      object.write(plan[index].edit.new, at: property.slot)
-    case .insert(let objects, let indexes):
-      let collection = object.makeCollection(property)
-      if indexes.isEmpty {
-        for member in objects { collection.insert(member) }
-      } else {
-        for (member, index) in zip(objects, indexes) { collection.insert(member, at: index) }
-      }
-    case .remove(let objects, _):
-      object.collection(property)?.remove(contentsOf: objects)
-    case .replace(_, let new):
-      let collection = object.makeCollection(property)
-      collection.removeAll()
-      for member in new { collection.insert(member) }
-    case .lifecycle:
-      break
-    }
-  }
-
-  /// Registers, detaches or flags an object, and queues the news.
-  func applyLifecycle(_ change: LifecycleChange, _ object: ManagedObject, isReplay: Bool) {
-    switch change {
-    case .insert:
-      registry.register(object)
-      object.isInsertedFlag = true
-      tracker.noteDirty(object)
-    case .uninsert:
-      registry.detach(object)
-      tracker.forget(object)
-    case .delete:
-      object.isDeletedFlag = true
-      tracker.noteDirty(object)
-    case .undelete:
-      object.isDeletedFlag = false
-      if object.lifecycle == .detached {
-        // Deleted and saved: the store no longer has it, so it comes back as a new insert.
-        registry.register(object)
-        object.isInsertedFlag = true
-        tracker.noteDirty(object)
-      }
-    }
-    center.notePending(change, object)
-    if isReplay {
-      tracker.forgetIfClean(object)
-      recorder.noteRestored(object, change.removesObject ? .undoInsertion : .undoDeletion)
-    }
   }
 }

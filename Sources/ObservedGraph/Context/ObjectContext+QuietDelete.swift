@@ -5,10 +5,10 @@
 /// deleted. When nothing hears the deletion — no tap, no open manual bracket, no observer of any
 /// object it deletes or unlinks, none of them a fault — and every relationship involved is a
 /// to-one whose inverse is an unordered to-many or the reverse, with a rule other than
-/// `noAction`, every phase but apply and record skips itself. This is those two phases, with no
-/// plan built: for each object, the same edits in the same order as `planDelete` would plan them,
-/// each tracked, marked pending and stored inside Swift Observation's calls, and the same undo
-/// step recorded. Anything else takes the whole path.
+/// `noAction`, every phase but apply and record skips itself. This plans without an
+/// ``EditPlan``: for each object, the same edits in the same order as `planDelete` would plan
+/// them (``LinkEdits``), handed to the one ``apply(_:)``, and the undo step recorded as a
+/// ``DeletionColumn``. Anything else takes the whole path.
 extension ObjectContext {
   /// Deletes the objects of a cascade set (already checked and prepared) quietly, in order; false
   /// when the deletion must take the whole path (nothing was done then). `shapesAreQuiet` says
@@ -22,7 +22,10 @@ extension ObjectContext {
     let column =
       recorder.isRecording
       ? DeletionColumn(.undelete, storeIdentifier: registry.storeIdentifier) : nil
-    for victim in doomed where victim.isLive { deleteQuietly(victim, recordingInto: column) }
+    var edits = LinkEdits()
+    for victim in doomed where victim.isLive {
+      deleteQuietly(victim, recordingInto: column, edits: &edits)
+    }
     if let column, !column.isEmpty { recorder.record(column) }
     return true
   }
@@ -50,36 +53,28 @@ extension ObjectContext {
     return true
   }
 
-  /// Deletes one object of a quiet cascade: what `planDelete` plans, applied, and recorded into
-  /// `column` (the links in the order the path would plan them).
-  private func deleteQuietly(_ victim: ManagedObject, recordingInto column: DeletionColumn?) {
-    #if OBSERVEDGRAPH_INVARIANTS
-      var touched = EditPlan()
-      touched.append(PlannedEdit(.lifecycle(victim, .delete)))
-    #endif
-    /// One edit of `object`'s `property`: recorded with its tracking state before, then tracked,
-    /// marked pending and stored by `store`.
+  /// Deletes one object of a quiet cascade: the edits `planDelete` plans, in its order, made into
+  /// `edits` (emptied first; reused from one object to the next) and applied, and recorded into
+  /// `column` (each slot with its tracking state before).
+  private func deleteQuietly(
+    _ victim: ManagedObject, recordingInto column: DeletionColumn?, edits: inout LinkEdits
+  ) {
+    edits.removeAll()
+    /// One edit of `object`'s `property`, recorded with the slot's tracking state before. A
+    /// victim's edits change distinct slots, so the state is the one the slot has when its edit
+    /// applies.
     func edit(
-      _ object: ManagedObject, _ property: Property, _ kind: DeletionColumn.Kind,
-      other: ManagedObject?, collection: ObjectCollection? = nil, store: () -> Void
+      _ object: ManagedObject, _ property: Property, _ change: LinkEdit.Change,
+      _ kind: DeletionColumn.Kind, other: ManagedObject?, collection: ObjectCollection? = nil
     ) {
-      let slot = property.slot
       if let column {
         column.append(
           DeletionColumn.Link(
-            object: object, other: other, collection: collection, slot: Int32(slot), kind: kind,
-            before: tracker.state(of: object, slot)))
+            object: object, other: other, collection: collection, slot: Int32(property.slot),
+            kind: kind, before: tracker.state(of: object, property.slot)))
       }
-      object.registrar?.willSet(object, slot)
-      trackQuietly(object, property)
-      store()
-      object.registrar?.didSet(object, slot)
-      #if OBSERVEDGRAPH_INVARIANTS
-        touched.append(PlannedEdit(.set(object, property, old: nil, new: nil)))
-      #endif
+      edits.append(LinkEdit(object, property, change))
     }
-
-    generation &+= 1
     /// The other side of one member: if it points back, it loses the victim.
     func unlink(_ member: ManagedObject, _ inverse: Property) {
       guard member.isLive && member !== victim else { return }
@@ -87,11 +82,9 @@ extension ObjectContext {
         guard let collection = member.collection(inverse), collection.contains(victim) else {
           return
         }
-        edit(member, inverse, .member, other: victim) { collection.remove(victim) }
+        edit(member, inverse, .leave(victim), .member, other: victim)
       } else if member.toOne(inverse) === victim {
-        edit(member, inverse, .toOne, other: victim) {
-          member.setRelationshipReference(nil, for: inverse)
-        }
+        edit(member, inverse, .toOne(nil, old: victim), .toOne, other: victim)
       }
     }
 
@@ -102,23 +95,18 @@ extension ObjectContext {
       if property.isToMany {
         guard let collection = victim.collection(property), !collection.isEmpty else { continue }
         for reference in collection.references { unlink(reference.takeUnretainedValue(), inverse) }
-        edit(victim, property, .collection, other: nil, collection: collection) {
-          victim.setRelationshipReference(nil, for: property)
-        }
+        edit(victim, property, .collection(nil), .collection, other: nil, collection: collection)
       } else {
         guard let member = victim.toOne(property) else { continue }
         unlink(member, inverse)
-        edit(victim, property, .toOne, other: member) {
-          victim.setRelationshipReference(nil, for: property)
-        }
+        edit(victim, property, .toOne(nil, old: member), .toOne, other: member)
       }
     }
     column?.endVictim(victim)
-    victim.isDeletedFlag = true
-    tracker.noteDirty(victim)
-    center.notePending(.delete, victim)
+    edits.append(LinkEdit(victim, .delete))
+    apply(edits)
     #if OBSERVEDGRAPH_INVARIANTS
-      checkAfterMutation(touched.finish())
+      checkAfterMutation(edits.planned)
     #endif
   }
 }
@@ -145,80 +133,55 @@ extension ObjectContext {
     for index in column.victimOrder { perform(.replay(column.changes(ofVictim: index))) }
   }
 
-  /// The batch: what `apply` does for each object's replayed step — the lifecycle change, then
-  /// each slot's tracking put back (or tracked anew when it was saved since), marked pending and
-  /// stored inside Swift Observation's calls — and the opposite column recorded. False when the
-  /// column must take the path (nothing was done then).
+  /// The batch: for each object, the edits of its replayed step — the lifecycle change, then each
+  /// slot's link put back (or emptied again), its tracking restored — made without a plan and
+  /// applied; and the opposite column recorded. False when the column must take the path
+  /// (nothing was done then).
   private func replayQuietly(_ column: DeletionColumn) -> Bool {
     guard !center.hasTaps, brackets.isEmpty, canReplayQuietly(column) else { return false }
     let recording = recorder.isRecording
     var befores = [SlotTracking](repeating: .unchanged, count: recording ? column.links.count : 0)
-    generation &+= 1
+    var edits = LinkEdits()
+    /// The edit of one link; its slot's tracking state before is kept for the opposite column.
+    /// A victim's links change distinct slots, so the state is the one the slot has when its
+    /// edit applies.
+    func replay(_ index: Int) {
+      let link = column.links[index]
+      if recording { befores[index] = tracker.state(of: link.object, Int(link.slot)) }
+      let change: LinkEdit.Change
+      switch (column.direction, link.kind) {
+      case (.undelete, .toOne): change = .toOne(link.other, old: nil)
+      case (.undelete, .member): change = .join(link.other.unsafelyUnwrapped, isNew: false)
+      case (.undelete, .collection): change = .collection(link.collection)
+      case (.delete, .toOne): change = .toOne(nil, old: link.other)
+      case (.delete, .collection): change = .collection(nil)
+      case (.delete, .member): change = .leave(link.other.unsafelyUnwrapped)
+      }
+      edits.append(
+        LinkEdit(
+          link.object, link.property, change, tracking: .restore(link.before), isReplay: true))
+    }
     for index in column.victimOrder {
       let victim = column.victims[index].object
       let range = column.linkRange(of: index)
-      #if OBSERVEDGRAPH_INVARIANTS
-        var touched = EditPlan()
-        touched.append(PlannedEdit(.lifecycle(victim, .delete)))
-        for link in column.links[range] {
-          touched.append(PlannedEdit(.set(link.object, link.property, old: nil, new: nil)))
-        }
-      #endif
+      edits.removeAll()
       switch column.direction {
       case .undelete:
         victim.marks &= ~ManagedObject.cascadeMark  // set by `canReplayQuietly`
         // A saved delete comes back as a new insert, as on the path.
-        applyLifecycle(.undelete, victim, isReplay: true)
-        for index in range.reversed() {
-          let before = replayLink(column.links[index], .undelete)
-          if recording { befores[index] = before }
-        }
+        edits.append(LinkEdit(victim, .undelete, isReplay: true))
+        for index in range.reversed() { replay(index) }
       case .delete:
-        for index in range {
-          let before = replayLink(column.links[index], .delete)
-          if recording { befores[index] = before }
-        }
-        applyLifecycle(.delete, victim, isReplay: true)
+        for index in range { replay(index) }
+        edits.append(LinkEdit(victim, .delete, isReplay: true))
       }
+      apply(edits)
       #if OBSERVEDGRAPH_INVARIANTS
-        checkAfterMutation(touched.finish())
+        checkAfterMutation(edits.planned)
       #endif
     }
     if recording { recorder.record(column.opposite(befores: befores)) }
     return true
-  }
-
-  /// Puts one link back (`.undelete`) or empties its slot again (`.delete`), as `apply` does a
-  /// replayed edit; returns the slot's tracking state before, for the opposite column.
-  private func replayLink(_ link: DeletionColumn.Link, _ direction: DeletionColumn.Direction)
-    -> SlotTracking
-  {
-    let object = link.object
-    let property = link.property
-    let slot = property.slot
-    let before = tracker.state(of: object, slot)
-    object.registrar?.willSet(object, slot)
-    let committed = tracker.trackEdit(
-      object, slot, restoring: link.before, restores: object.changes.contains(slot)
-    ) { object.snapshotValue(property) }
-    center.notePending(object, slot)
-    switch (direction, link.kind) {
-    case (.undelete, .toOne):
-      object.setRelationshipReference(link.other, for: property)
-    case (.undelete, .member):
-      object.makeCollection(property).insert(link.other.unsafelyUnwrapped)
-    case (.undelete, .collection):
-      object.setRelationshipReference(link.collection, for: property)
-    case (.delete, .toOne), (.delete, .collection):
-      object.setRelationshipReference(nil, for: property)
-    case (.delete, .member):
-      object.collection(property).unsafelyUnwrapped.remove(link.other.unsafelyUnwrapped)
-    }
-    if let committed { tracker.settle(object, property, committed: committed) }
-    object.registrar?.didSet(object, slot)
-    tracker.forgetIfClean(object)
-    recorder.noteRestored(object, .undoUpdate)
-    return before
   }
 
   /// Whether the batch may apply the column: nothing hears its objects (no observer, none a

@@ -63,21 +63,17 @@ extension ObjectContext {
     return object
   }
 
-  /// Replays a set quietly (see ``quietReplayTarget(key:entity:slot:)``): what the mutation path
-  /// does for it with nobody to tell — the store inside Swift Observation's calls, the slot's
-  /// pending state, and the object noted as restored. The slot stays tracked as changed, with the
-  /// committed value it has; the caller records the inverse.
+  /// Applies the undo or redo of a set recorded in an undo column, whose object is a
+  /// ``quietReplayTarget(key:entity:slot:)``: an edit planned by the column itself, with the store
+  /// made by `store` (the column's typed code) and the slot's change queued as pending news. The
+  /// slot stays tracked as changed, with the committed value it has; the object is noted as
+  /// restored. The caller records the inverse.
   @usableFromInline
-  func replayQuietly(_ object: ManagedObject, _ slot: Int, store: () -> Void) {
-    object.registrar?.willSet(object, slot)
-    generation &+= 1
-    store()
-    center.notePending(object, slot)
-    object.registrar?.didSet(object, slot)
-    recorder.noteRestored(object, .undoUpdate)
+  func applyColumnEntry(_ object: ManagedObject, _ slot: Int, store: () -> Void) {
+    let property = object.entity.properties[slot]
+    apply(object, property, tracking: .pending, isReplay: true, store: store)
     #if OBSERVEDGRAPH_INVARIANTS
-      let edit = Edit.set(object, object.entity.properties[slot], old: nil, new: nil)
-      checkAfterMutation(SingleEdit(PlannedEdit(edit)))
+      checkAfterMutation(SingleEdit(PlannedEdit(.set(object, property, old: nil, new: nil))))
     #endif
   }
 

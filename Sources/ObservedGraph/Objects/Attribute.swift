@@ -104,10 +104,11 @@ public struct Attribute<Value: AttributeValue> {
       var slot = Int(object[keyPath: storageKeyPath].slot)
       if slot < 0 { slot = resolveSlot(object, storageKeyPath) }
       if object.isQuietInline(slot) {
-        // Nothing is left to track and only Swift Observation may hear it: count the change,
-        // store the value.
-        object.link.unsafelyUnwrapped.generation &+= 1
+        // Nothing is left to track, and only Swift Observation and typed observers may hear it.
         if object.observers == nil && object.registrar == nil {
+          // Nobody: what the one apply would do is the count of the change and the store
+          // (ObjectContext+Apply.swift), done here in the app's code.
+          object.link.unsafelyUnwrapped.generation &+= 1
           object[keyPath: storageKeyPath].value = newValue
         } else {
           setReporting(object, slot: slot, newValue)
@@ -119,43 +120,31 @@ public struct Attribute<Value: AttributeValue> {
   }
 
   /// A typed set that the inlined setter did not find quiet: asks the object how it goes on
-  /// (``ManagedObject/beginTypedSet(_:)``) and reaches the field through its ``TypedFieldAccess``.
-  /// Out of line, so the setter stays small enough to inline into every caller, and specialized
-  /// for `Value` in the caller's module.
+  /// (``ManagedObject/beginTypedSet(_:)``). Out of line, so the setter stays small enough to
+  /// inline into every caller, and specialized for `Value` in the caller's module.
   @inlinable @inline(never)
   static func set(_ object: ManagedObject, slot: Int, _ newValue: Value) {
     if object.isRecordedQuietInline(slot) {
       // As `.recorded` below, found by the bits the last recorded set of the slot left.
-      object.link.unsafelyUnwrapped.generation &+= 1
       return setRecorded(object, slot: slot, newValue)
     }
-    // The slot is an @Attribute's, so its field access is of this type.
-    let field = unsafeDowncast(
-      object.entity.fields[slot].unsafelyUnwrapped, to: TypedFieldAccess<Value>.self)
     switch object.beginTypedSet(slot) {
     case .quiet:
-      field.address(in: object).pointee = newValue
-      // The debug checks follow the route; they never choose it.
-      #if OBSERVEDGRAPH_INVARIANTS
-        object.checkQuietSet(slot)
-      #endif
-    case .quietReporting:
-      field.address(in: object).pointee = newValue
-      object.endQuietSet(slot)
+      _ = exchange(object, slot: slot, newValue)
     case .recorded:
       setRecorded(object, slot: slot, newValue)
     case .observed:
-      let old = field.address(in: object).pointee
-      field.address(in: object).pointee = newValue
-      object.endQuietSet(slot)
-      deliver(object, slot: slot, old: old, new: newValue)
+      setReporting(object, slot: slot, newValue)
     case .full:
+      // The slot is an @Attribute's, so its field access is of this type.
+      let field = unsafeDowncast(
+        object.entity.fields[slot].unsafelyUnwrapped, to: TypedFieldAccess<Value>.self)
       commit(object, slot: slot, old: field.address(in: object).pointee, new: newValue)
     }
   }
 
   /// A quiet typed set that Swift Observation's registrar or the slot's typed observers hear (see
-  /// ``ManagedObject/quietSlots``): keeps the old value, stores inside the registrar's calls, and
+  /// ``ManagedObject/quietSlots``): keeps the old value, stores (``exchange(_:slot:_:)``), and
   /// calls the observers. Out of line, so the setter inlined into the app's code stays small, and
   /// specialized for `Value` in the caller's module.
   @inlinable @inline(never)
@@ -172,26 +161,26 @@ public struct Attribute<Value: AttributeValue> {
     if old != newValue { recordQuietSet(object, slot: slot, old: old) }
   }
 
-  /// The store of a quiet set that keeps the old value: `newValue` goes into the slot's field
-  /// inside Swift Observation's `willSet`/`didSet` when the object has a registrar; returns the
-  /// value it replaced. The slot is an `@Attribute`'s, so its field holds a `Value` at the field
-  /// access's offset (the access itself is only read, not held).
+  /// The store of a quiet set (nothing left to track), keeping the old value: handed to the
+  /// one apply (``ManagedObject/applyQuietStore(_:_:)``), or, when the object has no Swift
+  /// Observation registrar, the count of the change and the store, which is all that apply
+  /// would do. Returns the value it replaced. The slot is an `@Attribute`'s, so its field holds a
+  /// `Value` at the field access's offset (the access itself is only read, not held).
   @inlinable @inline(__always)
   static func exchange(_ object: ManagedObject, slot: Int, _ newValue: Value) -> Value {
     let offset = object.entity.fields[slot].unsafelyUnwrapped.offset
     let address = (Unmanaged.passUnretained(object).toOpaque() + offset)
       .assumingMemoryBound(to: Value.self)
     let old = address.pointee
-    if let registrar = object.registrar {
-      registrar.willSet(object, slot)
+    if object.registrar == nil {
+      object.link.unsafelyUnwrapped.generation &+= 1
       address.pointee = newValue
-      registrar.didSet(object, slot)
+      #if OBSERVEDGRAPH_INVARIANTS
+        object.checkQuietSet(slot)
+      #endif
     } else {
-      address.pointee = newValue
+      object.applyQuietStore(slot) { address.pointee = newValue }
     }
-    #if OBSERVEDGRAPH_INVARIANTS
-      object.checkQuietSet(slot)
-    #endif
     return old
   }
 

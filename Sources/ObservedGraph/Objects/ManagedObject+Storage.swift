@@ -86,18 +86,16 @@ extension ManagedObject {
   /// How a typed attribute set goes on, decided by ``beginTypedSet(_:)``.
   @usableFromInline
   enum TypedSet {
-    /// Nobody hears the set and the slot is already tracked and pending: the setter stores the
-    /// value, and that is all.
+    /// Nobody but Swift Observation hears the set and the slot is already tracked and pending:
+    /// the setter's store is applied with nothing to track (`Attribute.exchange`).
     case quiet
-    /// As `quiet`, then ``endQuietSet(_:)`` (Swift Observation's `didSet`; debug checks).
-    case quietReporting
-    /// The set is recorded for undo and nothing else hears it: the setter stores inside Swift
-    /// Observation's calls and records the old value in the context's open undo column
-    /// (``AttributeColumn``) unless it is equal (`Attribute.setRecorded`).
+    /// The set is recorded for undo and nothing else hears it: the setter stores as for `quiet`
+    /// and records the old value in the context's open undo column (``AttributeColumn``) unless
+    /// it is equal (`Attribute.setRecorded`).
     case recorded
-    /// As `quietReporting`, but the slot has observers, all of them typed (see
-    /// ``ObserverTable/typedSlots``): the setter keeps the old value, stores, calls
-    /// ``endQuietSet(_:)`` and hands both values to the observers as they are.
+    /// As `quiet`, but the slot has observers, all of them typed (see
+    /// ``ObserverTable/typedSlots``): the setter keeps the old value, stores as for `quiet`, and
+    /// hands both values to the observers as they are.
     case observed
     /// The set takes the whole mutation path: the setter hands the old and new values to
     /// ``commitAttribute(slot:old:new:changes:)``.
@@ -106,9 +104,9 @@ extension ManagedObject {
 
   /// The first half of a typed attribute set: loads a fault, stops if the object cannot change, and
   /// says whether the set is quiet — no observer of the object, no undo recording, no tap, and the
-  /// slot already tracked as changed and pending for the next event. For a quiet set it counts the
-  /// change of the graph and tells Swift Observation `willSet` (the setter then stores and, when
-  /// asked, calls ``endQuietSet(_:)``): every phase of the mutation path would have skipped itself.
+  /// slot already tracked as changed and pending for the next event. For a quiet set it sets the
+  /// slot's quiet bit, so that the next set of the slot can skip this call; the setter then hands
+  /// its store to the one apply (`Attribute.exchange`).
   @usableFromInline
   final func beginTypedSet(_ slot: Int) -> TypedSet {
     if isFaultFlag { fulfilFaultOrStop() }
@@ -118,7 +116,6 @@ extension ManagedObject {
       // Recorded in a column when nothing else hears it; the next set of this slot can skip this
       // call (`isRecordedQuietInline(_:)`).
       guard observers == nil else { return .full }
-      context.generation &+= 1
       if slot < 64 {
         let epoch = context.link.quietEpoch | Self.recordedQuietFlag
         if quietEpoch != epoch {
@@ -129,7 +126,6 @@ extension ManagedObject {
       }
       return .recorded
     }
-    context.generation &+= 1
     // Without an undo log at all (a log whose registration is off may turn it on without telling
     // the context), the next set of this slot can skip even this call.
     if slot < 64 && context.recorder.log == nil {
@@ -139,15 +135,7 @@ extension ManagedObject {
       }
       quietSlots |= 1 << UInt64(slot)
     }
-    if observers != nil {
-      registrar?.willSet(self, slot)
-      return .observed
-    }
-    if let registrar {
-      registrar.willSet(self, slot)
-      return .quietReporting
-    }
-    return .quiet
+    return observers == nil ? .quiet : .observed
   }
 
   /// Whether a typed set of `slot` needs nothing but the store, the count of the change, and the
@@ -192,12 +180,12 @@ extension ManagedObject {
       && quietEpoch == link.unsafelyUnwrapped.quietEpoch | Self.recordedQuietFlag
   }
 
-  /// The end of a quiet typed set: Swift Observation's `didSet`, and the debug checks of the
-  /// context's parts.
+  /// The store of a quiet typed set, made by `store` (the setter's typed code), applied by the
+  /// context's one apply with nothing to track (``ObjectContext/setQuietly(_:_:store:)``).
   @usableFromInline
-  final func endQuietSet(_ slot: Int) {
-    registrar?.didSet(self, slot)
-    checkQuietSet(slot)
+  final func applyQuietStore(_ slot: Int, _ store: () -> Void) {
+    link.unsafelyUnwrapped.context.unsafelyUnwrapped.setQuietly(
+      self, entity.properties[slot], store: store)
   }
 
   /// The debug checks of the context's parts after a quiet set (nothing in release builds).

@@ -30,24 +30,9 @@ extension ObjectContext {
 
   // MARK: Phases
 
-  /// Swift Observation's `willSet` (or `didSet`) for each edited property of an object that was
-  /// read under tracking.
-  @inline(__always)
-  private func tellSwiftObservation<Plan: EditSequence>(_ plan: Plan, willSet: Bool) {
-    for index in 0..<plan.count {
-      let object = plan[index].object
-      guard let registrar = object.registrar, let property = plan[index].property else { continue }
-      if willSet {
-        registrar.willSet(object, property.slot)
-      } else {
-        registrar.didSet(object, property.slot)
-      }
-    }
-  }
-
-  /// Swift Observation's `willSet` for each edit, then the prior calls.
+  /// The prior calls. (Swift Observation hears `willSet` and `didSet` around the store, in
+  /// ``apply(_:)``.)
   func announce<Plan: EditSequence>(_ plan: Plan) -> Delivery {
-    tellSwiftObservation(plan, willSet: true)
     guard center.isObserved else { return Delivery() }
     var delivery = Delivery()
     for index in 0..<plan.count {
@@ -70,10 +55,8 @@ extension ObjectContext {
     return delivery
   }
 
-  /// Swift Observation's `didSet` for each edit, then every observer's call, then the change
-  /// recorders.
+  /// Every observer's call, then the change recorders.
   func deliver<Plan: EditSequence>(_ plan: Plan, _ delivery: Delivery) {
-    tellSwiftObservation(plan, willSet: false)
     for entry in 0..<delivery.entries.count {
       let index = delivery.entries[entry].edit
       for observer in delivery.entries[entry].observers

@@ -1,13 +1,12 @@
-/// The quiet relationship change.
+/// Plans made without an ``EditPlan``, for relationship changes and inserts that nobody hears.
 ///
 /// A to-one set whose inverse is an unordered to-many — `child.parent = parent`, or
 /// `parent.mutableSet(forKey: "children").insert(child)` — changes three slots: the child's, the
 /// old parent's collection and the new one's. When nothing hears it (no observer of any of the
 /// three objects, no tap, no undo recording, no open manual bracket) and none of them is a fault,
-/// every phase of the mutation path but apply skips itself. This is that apply, with no plan
-/// built: the same slots tracked (their committed value kept the first time), marked pending and
-/// stored, in the order the path would, inside Swift Observation's calls. A case with less to do
-/// is the same code with work skipped: anything else takes the whole path.
+/// every phase of the mutation path but apply skips itself. These planners then make the edits
+/// the full planning would (``LinkEdits``, held in place: no allocation), in its order, and hand
+/// them to the one ``apply(_:)``. Anything else takes the whole path.
 extension ObjectContext {
   /// Sets `member`'s to-one `property` to `owner` (or nil) with its inverse's upkeep, quietly;
   /// false when the change must take the whole path (nothing was done then).
@@ -61,71 +60,43 @@ extension ObjectContext {
     !recorder.isRecording && !center.hasTaps && brackets.isEmpty
   }
 
-  /// The apply phase of a quiet relationship change: `member`'s to-one `property` goes from `old`
-  /// to `owner`; `member` leaves `old`'s collection (`inverse`) when it is there and `old` is live,
-  /// and joins `owner`'s when `joins`.
+  /// The edits of a quiet relationship change, applied: `member`'s to-one `property` goes from
+  /// `old` to `owner`; `member` leaves `old`'s collection (`inverse`) when it is there and `old` is
+  /// live, and joins `owner`'s when `joins`.
   private func relate(
     _ member: ManagedObject, _ property: Property, _ inverse: Property, old: ManagedObject?,
     to owner: ManagedObject?, joins: Bool
   ) {
-    let slot = property.slot
-    let inverseSlot = inverse.slot
     let changes = old !== owner
     // The general path unlinks from a live old object only, where its collection says so.
     let leaves =
       changes && old.map(isReachable) == true
       && old?.collection(inverse)?.contains(member) == true
-
-    member.registrar?.willSet(member, slot)
-    if leaves { old.unsafelyUnwrapped.registrar?.willSet(old.unsafelyUnwrapped, inverseSlot) }
-    if joins { owner.unsafelyUnwrapped.registrar?.willSet(owner.unsafelyUnwrapped, inverseSlot) }
-    generation &+= 1
-    if changes {
-      trackQuietly(member, property)
-      member.setRelationshipReference(owner, for: property)
-    }
-    if leaves, let old {
-      trackQuietly(old, inverse)
-      old.collection(inverse).unsafelyUnwrapped.remove(member)
-    }
-    if joins, let owner {
-      trackQuietly(owner, inverse)
-      owner.makeCollection(inverse).insertNew(member)
-    }
-    member.registrar?.didSet(member, slot)
-    if leaves { old.unsafelyUnwrapped.registrar?.didSet(old.unsafelyUnwrapped, inverseSlot) }
-    if joins { owner.unsafelyUnwrapped.registrar?.didSet(owner.unsafelyUnwrapped, inverseSlot) }
+    var edits = LinkEdits()
+    edits.append(
+      LinkEdit(
+        member, property, .toOne(owner, old: old), tracking: changes ? .track : .none))
+    if leaves, let old { edits.append(LinkEdit(old, inverse, .leave(member))) }
+    if joins, let owner { edits.append(LinkEdit(owner, inverse, .join(member, isNew: true))) }
+    apply(edits)
     #if OBSERVEDGRAPH_INVARIANTS
-      var plan = EditPlan()
-      plan.append(.set(member, property, old: old, new: owner), changes: changes)
-      if leaves, let old { plan.append(.remove(old, inverse, objects: [member], indexes: [])) }
-      if joins, let owner { plan.append(.insert(owner, inverse, objects: [member], indexes: [])) }
-      checkAfterMutation(plan.finish())
+      checkAfterMutation(edits.planned)
     #endif
   }
 
   /// Registers a new object when nothing hears an insertion (no tap, no undo recording, no open
-  /// manual bracket): what the apply phase does for it, with no plan built. False when the
-  /// insertion must take the whole path.
+  /// manual bracket): its lifecycle edit, applied with no plan built. False when the insertion
+  /// must take the whole path.
   func insertQuietly(_ object: ManagedObject) -> Bool {
     guard isQuietForRelationships, object.lifecycle == .detached, object.observers == nil
     else { return false }
-    generation &+= 1
-    registry.register(object)
-    object.isInsertedFlag = true
-    tracker.noteDirty(object)
-    center.notePending(.insert, object)
+    var edits = LinkEdits()
+    edits.append(LinkEdit(object, .insert))
+    apply(edits)
     #if OBSERVEDGRAPH_INVARIANTS
-      checkAfterMutation(SingleEdit(PlannedEdit(.lifecycle(object, .insert))))
+      checkAfterMutation(edits.planned)
     #endif
     return true
-  }
-
-  /// Tracks a slot about to change (its committed value kept the first time) and marks it pending,
-  /// as the apply phase does before it stores.
-  func trackQuietly(_ object: ManagedObject, _ property: Property) {
-    tracker.track(object, property.slot) { object.snapshotValue(property) }
-    center.notePending(object, property.slot)
   }
 }
 
