@@ -51,6 +51,24 @@ final class DeletionColumn {
     let before: SlotTracking
 
     var property: Property { object.entity.properties[Int(slot)] }
+
+    /// Puts the link back (`.undelete`) or empties its slot (`.delete`): the store of its edit
+    /// (``ColumnEdits``).
+    func store(_ direction: Direction) {
+      let property = self.property
+      switch (direction, kind) {
+      case (.undelete, .toOne):
+        object.setRelationshipReference(other, for: property)
+      case (.undelete, .member):
+        object.makeCollection(property).insert(other.unsafelyUnwrapped)
+      case (.undelete, .collection):
+        object.setRelationshipReference(collection, for: property)
+      case (.delete, .toOne), (.delete, .collection):
+        object.setRelationshipReference(nil, for: property)
+      case (.delete, .member):
+        object.collection(property).unsafelyUnwrapped.remove(other.unsafelyUnwrapped)
+      }
+    }
   }
 
   /// One deleted object; its links are those from the previous object's `linksEnd` to its own.
@@ -90,6 +108,13 @@ final class DeletionColumn {
 
   func append(_ link: Link) {
     links.append(link)
+  }
+
+  /// Empties the column, keeping its storage: a quiet delete that records nothing plans each
+  /// object's links into one scratch column (`ObjectContext.deleteQuietly`).
+  func removeAll() {
+    victims.removeAll(keepingCapacity: true)
+    links.removeAll(keepingCapacity: true)
   }
 
   /// Ends the links of `object`, deleted after those of the objects before it.

@@ -159,7 +159,7 @@ struct SlotKey: Hashable {
 /// them. The phases are generic over it so that the plan of a single edit (``SingleEdit``, every
 /// attribute set) is a plain struct read in place, while changes with several edits use an
 /// ``EditList``: the same phase code, specialized.
-protocol EditSequence: AppliedEdits {
+protocol EditSequence: StorableEdits {
   var count: Int { get }
   subscript(position: Int) -> PlannedEdit { get }
 }

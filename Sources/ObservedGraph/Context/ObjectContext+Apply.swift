@@ -16,66 +16,118 @@
 /// 4. Swift Observation's `didSet` for each edited property.
 ///
 /// A planner hands its edits in whatever form it makes them (``AppliedEdits``): the full path's
-/// ``EditSequence``, a few relationship links (``LinkEdits``), or one store made by the caller's
-/// typed code (``StoreEdit``). No other code runs these steps, with one exception: a typed set
+/// ``EditSequence``, a quiet relationship change (``RelateEdits``), a quiet insert
+/// (``LifecycleEdit``), the links of one object of a quiet cascade delete or of its undo or redo
+/// (``ColumnEdits``), or one set whose store the caller's typed code makes (``SlotEdit``). The
+/// forms made for one apply are views (`unowned(unsafe)` references): their planner holds what
+/// they name while the edits apply, so that making one retains nothing. No other code runs these steps, with one exception: a typed set
 /// that the object's quiet bits find unheard and untracked, on an object with no Swift
 /// Observation registrar, is the count and the store, inlined into the app's code
 /// (`Attribute.swift`): every other step would skip itself.
 extension ObjectContext {
   /// Applies `edits`: see the steps above.
-  func apply<Edits: AppliedEdits>(_ edits: Edits) {
+  func apply<Edits: StorableEdits>(_ edits: Edits) {
+    apply(edits) { edits, position in edits.store(at: position) }
+  }
+
+  /// Applies `edits`, each stored by `store` (given the edits and the edit's position; a closure
+  /// that captures nothing of the edits, so that they are read in place).
+  ///
+  /// The steps that are not run for every edit (tracking a slot, restoring its tracking, a
+  /// lifecycle change, noting a restored object) are functions of their own, so that this one
+  /// stays small in each of its specializations.
+  func apply<Edits: AppliedEdits>(_ edits: Edits, store: (Edits, Int) -> Void) {
     for position in 0..<edits.count where !edits.isStored(at: position) {
-      guard let property = edits.property(at: position) else { continue }
-      let object = edits.object(at: position)
-      object.registrar?.willSet(object, property.slot)
+      let slot = edits.slot(at: position)
+      guard slot >= 0 else { continue }
+      edits.object(at: position)._withUnsafeGuaranteedRef { $0.registrar?.willSet($0, slot) }
     }
     generation &+= 1
     // Undo and redo put a slot's tracking back only if the slot is still tracked as changed when
-    // its first edit applies; decided once per slot, so a slot edited twice in one step (a move:
-    // removal and insertion) is restored, not tracked anew by its second edit.
-    var decisions = SlotTable<Bool>()
+    // its first edit applies; decided once per slot (see `restoreTracking`).
+    var decisions: SlotTable<Bool>?
     for position in 0..<edits.count {
-      let object = edits.object(at: position)
-      guard let property = edits.property(at: position) else {
-        applyLifecycle(
-          edits.lifecycle(at: position), object, isReplay: edits.isReplay(at: position))
-        continue
-      }
-      let slot = property.slot
-      var committed: SnapshotValue?
-      switch edits.tracking(at: position) {
-      case .none:
-        break
-      case .pending:
-        center.notePending(object, slot)
-      case .track:
-        tracker.track(object, slot) {
-          edits.committedValue(at: position, property) ?? object.snapshotValue(property)
+      edits.object(at: position)._withUnsafeGuaranteedRef { object in
+        let slot = edits.slot(at: position)
+        guard slot >= 0 else {
+          applyLifecycle(
+            edits.lifecycle(at: position), object, isReplay: edits.isReplay(at: position))
+          return
         }
-        center.notePending(object, slot)
-      case .restore(let restoring):
-        var restores = object.changes.contains(slot)
-        if edits.count > 1 {
-          let key = SlotKey(object, slot)
-          if let decided = decisions[key] { restores = decided } else { decisions[key] = restores }
+        var settling: (Property, SnapshotValue)?
+        switch edits.tracking(at: position) {
+        case .none:
+          break
+        case .pending:
+          center.notePending(object, slot)
+        case .track:
+          trackSlot(object, slot, original: edits.committedValue(at: position))
+        case .restore:
+          settling = restoreTracking(
+            object, edits.property(at: position), to: edits.restoring(at: position),
+            decisions: &decisions, isOneOfSeveral: !edits.changesEachSlotOnce)
         }
-        committed = tracker.trackEdit(object, slot, restoring: restoring, restores: restores) {
-          object.snapshotValue(property)
+        if !edits.isStored(at: position) { store(edits, position) }
+        if let (property, committed) = settling {
+          tracker.settle(object, property, committed: committed)
         }
-        center.notePending(object, slot)
-      }
-      if !edits.isStored(at: position) { edits.store(at: position) }
-      if let committed { tracker.settle(object, property, committed: committed) }
-      if edits.isReplay(at: position) {
-        tracker.forgetIfClean(object)
-        recorder.noteRestored(object, .undoUpdate)
+        if edits.isReplay(at: position) { noteRestored(object) }
       }
     }
     for position in 0..<edits.count {
-      guard let property = edits.property(at: position) else { continue }
-      let object = edits.object(at: position)
-      object.registrar?.didSet(object, property.slot)
+      let slot = edits.slot(at: position)
+      guard slot >= 0 else { continue }
+      edits.object(at: position)._withUnsafeGuaranteedRef { $0.registrar?.didSet($0, slot) }
     }
+  }
+
+  /// Tracks a slot about to change (its committed value kept the first time: `original`, or the
+  /// value storage holds) and queues its news.
+  @inline(never)
+  private func trackSlot(_ object: ManagedObject, _ slot: Int, original: SnapshotValue?) {
+    tracker.track(object, slot) {
+      original ?? object.snapshotValue(object.entity.properties[slot])
+    }
+    center.notePending(object, slot)
+  }
+
+  /// Undo and redo: puts a slot's tracking back to `restoring` and queues its news; returns the
+  /// committed value the slot must hold after the store to count as unchanged, with its property
+  /// (see ``ChangeTracker/settle(_:_:committed:)``), or nil.
+  ///
+  /// The tracking is put back only if the slot is still tracked as changed when its first edit
+  /// applies; for an edit of a change that may edit a slot twice (`isOneOfSeveral`), `decisions`
+  /// keeps that answer per slot, so that a slot edited twice in one step (a move: removal and insertion) is
+  /// restored, not tracked anew by its second edit.
+  @inline(never)
+  private func restoreTracking(
+    _ object: ManagedObject, _ property: Property, to restoring: SlotTracking,
+    decisions: inout SlotTable<Bool>?, isOneOfSeveral: Bool
+  ) -> (Property, SnapshotValue)? {
+    let slot = property.slot
+    var restores = object.changes.contains(slot)
+    if isOneOfSeveral {
+      let key = SlotKey(object, slot)
+      if let decided = decisions?[key] {
+        restores = decided
+      } else {
+        if decisions == nil { decisions = SlotTable() }
+        decisions![key] = restores
+      }
+    }
+    let committed = tracker.trackEdit(object, slot, restoring: restoring, restores: restores) {
+      object.snapshotValue(property)
+    }
+    center.notePending(object, slot)
+    return committed.map { (property, $0) }
+  }
+
+  /// Undo and redo: an object whose slot was put back is noted for
+  /// ``ManagedObject/awake(fromSnapshotEvents:)``.
+  @inline(never)
+  private func noteRestored(_ object: ManagedObject) {
+    tracker.forgetIfClean(object)
+    recorder.noteRestored(object, .undoUpdate)
   }
 
   /// Step 1 of ``apply(_:)`` for a manual bracket's edit, at the bracket's outermost open: the
@@ -86,22 +138,22 @@ extension ObjectContext {
     object.registrar?.willSet(object, property.slot)
   }
 
-  /// Applies one store made by `store`: a set whose value only the caller's typed code can store
-  /// (``StoreEdit``).
+  /// Applies one set of `object`'s `slot` whose store `store` makes: a set whose value only the
+  /// caller's typed code can store (``SlotEdit``).
   func apply(
-    _ object: ManagedObject, _ property: Property, tracking: EditTracking, isReplay: Bool = false,
+    _ object: ManagedObject, slot: Int, tracking: EditTracking, isReplay: Bool = false,
     store: () -> Void
   ) {
-    withoutActuallyEscaping(store) { store in
-      apply(
-        StoreEdit(
-          object: object, property: property, tracking: tracking, isReplay: isReplay,
-          store: store))
+    let edit = SlotEdit(
+      object: Unmanaged.passUnretained(object), slot: slot, tracking: tracking, isReplay: isReplay)
+    apply(edit) { _, _ in
+      store()
     }
   }
 
   /// Registers, detaches or flags an object, and queues the news (step 3 of ``apply(_:)`` for a
   /// lifecycle edit).
+  @inline(never)
   private func applyLifecycle(_ change: LifecycleChange, _ object: ManagedObject, isReplay: Bool) {
     switch change {
     case .insert:
@@ -142,8 +194,9 @@ enum EditTracking {
   /// Tracked as changed, its committed value kept the first time, and queued.
   case track
   /// Undo and redo: the slot's tracking goes back to the state it had before the change taken back
-  /// (``ChangeTracker/trackEdit(_:_:restoring:restores:valueBefore:)``), and the change is queued.
-  case restore(SlotTracking)
+  /// (``AppliedEdits/restoring(at:)``; see
+  /// ``ChangeTracker/trackEdit(_:_:restoring:restores:valueBefore:)``), and the change is queued.
+  case restore
 }
 
 /// Edits as ``ObjectContext/apply(_:)`` reads them, in the order they apply. The apply is generic
@@ -151,37 +204,56 @@ enum EditTracking {
 /// nothing, and a quiet relationship change makes no ``EditPlan``.
 protocol AppliedEdits {
   var count: Int { get }
-  /// The object the edit at `position` changes.
-  func object(at position: Int) -> ManagedObject
-  /// The property it changes; nil for a lifecycle edit.
-  func property(at position: Int) -> Property?
-  /// A lifecycle edit's change (asked only when ``property(at:)`` is nil).
+  /// The object the edit at `position` changes, unretained: the edits hold it (or their planner
+  /// does) while they apply, and the apply borrows it for each step rather than retaining it.
+  func object(at position: Int) -> Unmanaged<ManagedObject>
+  /// The slot it changes; -1 for a lifecycle edit.
+  func slot(at position: Int) -> Int
+  /// The property it changes (asked only of an edit whose tracking is restored).
+  func property(at position: Int) -> Property
+  /// A lifecycle edit's change (asked only when ``slot(at:)`` is -1).
   func lifecycle(at position: Int) -> LifecycleChange
   /// How its slot is tracked.
   func tracking(at position: Int) -> EditTracking
+  /// The tracking state to put back (asked only of an edit tracked as ``EditTracking/restore``).
+  func restoring(at position: Int) -> SlotTracking
   /// Whether undo or redo makes it: its object is noted as restored.
   func isReplay(at position: Int) -> Bool
   /// Whether storage holds its new value already: a manual bracket's edit, stored by the caller's
   /// primitive sets and announced to Swift Observation at the bracket's open.
   func isStored(at position: Int) -> Bool
-  /// The committed value of `property` to keep when storage no longer holds it (a bracket's value
-  /// at its open); nil to take it from storage.
-  func committedValue(at position: Int, _ property: Property) -> SnapshotValue?
+  /// The committed value to keep when storage no longer holds it (a bracket's value at its
+  /// open); nil to take it from storage.
+  func committedValue(at position: Int) -> SnapshotValue?
+  /// Whether no two edits change the same slot: undo and redo then decide each slot's tracking
+  /// alone (see `restoreTracking`).
+  var changesEachSlotOnce: Bool { get }
+}
+
+/// Edits that store themselves.
+protocol StorableEdits: AppliedEdits {
   /// Stores the edit's new value or members.
   func store(at position: Int)
 }
 
 extension AppliedEdits {
+  func restoring(at position: Int) -> SlotTracking {
+    preconditionFailure("ObservedGraph: only undo and redo restore a slot's tracking")
+  }
   func isReplay(at position: Int) -> Bool { false }
   func isStored(at position: Int) -> Bool { false }
-  func committedValue(at position: Int, _ property: Property) -> SnapshotValue? { nil }
+  func committedValue(at position: Int) -> SnapshotValue? { nil }
+  var changesEachSlotOnce: Bool { count == 1 }
 }
 
 // MARK: The full path's plans
 
 extension EditSequence {
-  func object(at position: Int) -> ManagedObject { self[position].edit.object }
-  func property(at position: Int) -> Property? { self[position].edit.property }
+  func object(at position: Int) -> Unmanaged<ManagedObject> {
+    Unmanaged.passUnretained(self[position].edit.object)
+  }
+  func slot(at position: Int) -> Int { self[position].edit.property?.slot ?? -1 }
+  func property(at position: Int) -> Property { self[position].edit.property.unsafelyUnwrapped }
 
   func lifecycle(at position: Int) -> LifecycleChange {
     guard case .lifecycle(let change) = self[position].edit.change else {
@@ -192,18 +264,17 @@ extension EditSequence {
 
   func tracking(at position: Int) -> EditTracking {
     guard self[position].changes else { return .none }
-    if self[position].isReplay, let restoring = self[position].restoring {
-      return .restore(restoring)
-    }
-    return .track
+    return self[position].isReplay && self[position].restoring != nil ? .restore : .track
   }
+
+  func restoring(at position: Int) -> SlotTracking { self[position].restoring.unsafelyUnwrapped }
 
   func isReplay(at position: Int) -> Bool { self[position].isReplay }
   func isStored(at position: Int) -> Bool { self[position].isApplied }
 
-  func committedValue(at position: Int, _ property: Property) -> SnapshotValue? {
+  func committedValue(at position: Int) -> SnapshotValue? {
     guard self[position].isApplied, let original = self[position].original else { return nil }
-    return property.snapshot(of: original)
+    return self[position].edit.property.unsafelyUnwrapped.snapshot(of: original)
   }
 
   /// Stores the edit in place (no copy of its values).
@@ -236,172 +307,176 @@ extension EditSequence {
 
 /// One attribute set whose store the caller makes (typed code, where the value's type is known):
 /// a quiet set, or the undo of an undo column's entry.
-struct StoreEdit: AppliedEdits {
-  let object: ManagedObject
-  let property: Property
+///
+/// A view: the caller holds the object while the edit applies, so making one retains nothing.
+struct SlotEdit: AppliedEdits {
+  let object: Unmanaged<ManagedObject>
+  let slot: Int
   let tracking: EditTracking
   let isReplay: Bool
-  let store: () -> Void
 
   var count: Int { 1 }
-  func object(at position: Int) -> ManagedObject { object }
-  func property(at position: Int) -> Property? { property }
+  func object(at position: Int) -> Unmanaged<ManagedObject> { object }
+  func slot(at position: Int) -> Int { slot }
+  func property(at position: Int) -> Property {
+    object._withUnsafeGuaranteedRef { $0.entity.properties[slot] }
+  }
   func lifecycle(at position: Int) -> LifecycleChange {
-    preconditionFailure("ObservedGraph: a store edit is not a lifecycle edit")
+    preconditionFailure("ObservedGraph: a slot edit is not a lifecycle edit")
   }
   func tracking(at position: Int) -> EditTracking { tracking }
   func isReplay(at position: Int) -> Bool { isReplay }
-  func store(at position: Int) { store() }
 }
 
-// MARK: Relationship links
+// MARK: A quiet relationship change
 
-/// One change of a relationship slot, or of an object's membership in its context, as the plans
-/// made without an ``EditPlan`` make it: a quiet relationship change or insert, a quiet cascade
-/// delete and the undo and redo of its ``DeletionColumn``.
-struct LinkEdit {
-  /// The object changed.
+/// The edits of a quiet relationship change (ObjectContext+QuickPlans.swift), held in place:
+/// `member`'s to-one goes from `old` to `owner`; when `leaves`, `member` leaves `old`'s to-many;
+/// when `joins`, it joins `owner`'s. The planner holds the objects and stores the edits (its
+/// store closure has the properties at hand), so the edits retain nothing.
+struct RelateEdits: AppliedEdits {
+  let member: Unmanaged<ManagedObject>
+  let old: Unmanaged<ManagedObject>?
+  let owner: Unmanaged<ManagedObject>?
+  /// The to-one's slot, and its inverse's.
+  let slot: Int
+  let inverseSlot: Int
+  /// Whether the to-one changes (it is still announced when it does not).
+  let changes: Bool
+  let leaves: Bool
+  let joins: Bool
+
+  var count: Int { 1 + (leaves ? 1 : 0) + (joins ? 1 : 0) }
+
+  /// Whether the edit at `position` is `old`'s.
+  func isOld(_ position: Int) -> Bool { position == 1 && leaves }
+
+  func object(at position: Int) -> Unmanaged<ManagedObject> {
+    if position == 0 { return member }
+    return isOld(position) ? old.unsafelyUnwrapped : owner.unsafelyUnwrapped
+  }
+  func slot(at position: Int) -> Int { position == 0 ? slot : inverseSlot }
+  func property(at position: Int) -> Property {
+    preconditionFailure("ObservedGraph: a quiet relationship change restores no tracking")
+  }
+  func lifecycle(at position: Int) -> LifecycleChange {
+    preconditionFailure("ObservedGraph: a relationship edit is not a lifecycle edit")
+  }
+  func tracking(at position: Int) -> EditTracking {
+    position == 0 && !changes ? .none : .track
+  }
+}
+
+/// One lifecycle edit made without a plan: a quiet insert. A view: the caller holds the object.
+struct LifecycleEdit: StorableEdits {
   let object: ManagedObject
-  /// The relationship changed; nil for a lifecycle edit.
-  let property: Property?
-  let change: Change
-  var tracking: EditTracking
-  var isReplay: Bool
+  let change: LifecycleChange
 
-  enum Change {
-    /// A to-one goes from `old` to `new`; nothing is stored when they are the same object (a
-    /// slot announced that keeps its value).
-    case toOne(ManagedObject?, old: ManagedObject?)
-    /// A to-many's whole collection is put in, or taken out (nil).
-    case collection(ObjectCollection?)
-    /// A to-many gains a member it does not hold; `isNew` when its collection is known not to
-    /// hold it (no lookup).
-    case join(ManagedObject, isNew: Bool)
-    /// A to-many loses a member it holds.
-    case leave(ManagedObject)
-    /// The object joins or leaves the context, or its deletion is marked or taken back.
-    case lifecycle(LifecycleChange)
+  var count: Int { 1 }
+  func object(at position: Int) -> Unmanaged<ManagedObject> { Unmanaged.passUnretained(object) }
+  func slot(at position: Int) -> Int { -1 }
+  func property(at position: Int) -> Property {
+    preconditionFailure("ObservedGraph: a lifecycle edit has no property")
   }
-
-  /// A relationship edit.
-  init(
-    _ object: ManagedObject, _ property: Property, _ change: Change,
-    tracking: EditTracking = .track, isReplay: Bool = false
-  ) {
-    self.object = object
-    self.property = property
-    self.change = change
-    self.tracking = tracking
-    self.isReplay = isReplay
-  }
-
-  /// A lifecycle edit.
-  init(_ object: ManagedObject, _ change: LifecycleChange, isReplay: Bool = false) {
-    self.object = object
-    self.property = nil
-    self.change = .lifecycle(change)
-    self.tracking = .none
-    self.isReplay = isReplay
-  }
-
-  /// Stores the change.
-  func store() {
-    guard let property else { return }
-    switch change {
-    case .toOne(let new, let old):
-      if new !== old { object.setRelationshipReference(new, for: property) }
-    case .collection(let collection):
-      object.setRelationshipReference(collection, for: property)
-    case .join(let member, let isNew):
-      if isNew {
-        object.makeCollection(property).insertNew(member)
-      } else {
-        object.makeCollection(property).insert(member)
-      }
-    case .leave(let member):
-      object.collection(property).unsafelyUnwrapped.remove(member)
-    case .lifecycle:
-      break
-    }
-  }
+  func lifecycle(at position: Int) -> LifecycleChange { change }
+  func tracking(at position: Int) -> EditTracking { .none }
+  func store(at position: Int) {}
 
   /// The edit as the full path would plan it, for the debug checks.
-  var planned: PlannedEdit {
-    guard let property else {
-      guard case .lifecycle(let change) = change else { preconditionFailure() }
-      return PlannedEdit(.lifecycle(object, change))
-    }
-    switch change {
-    case .toOne(let new, let old):
-      return PlannedEdit(.set(object, property, old: old, new: new))
-    case .join(let member, _):
-      return PlannedEdit(.insert(object, property, objects: [member], indexes: []))
-    case .leave(let member):
-      return PlannedEdit(.remove(object, property, objects: [member], indexes: []))
-    case .collection, .lifecycle:
-      return PlannedEdit(.set(object, property, old: nil, new: nil))
-    }
-  }
+  var planned: SingleEdit { SingleEdit(PlannedEdit(.lifecycle(object, change))) }
 }
 
-/// The link edits of one change: the first three held in place (a quiet relationship change makes
-/// at most three, and allocates nothing), the rest in an array a caller may reuse from one change
-/// to the next (``removeAll()`` keeps its storage).
-struct LinkEdits: AppliedEdits {
-  private var first: LinkEdit?
-  private var second: LinkEdit?
-  private var third: LinkEdit?
-  private var rest: [LinkEdit] = []
-  private(set) var count = 0
+// MARK: The links of a quiet cascade delete
 
-  init() {}
+/// The edits of one object of a ``DeletionColumn``: its quiet delete (`.delete`, planned into the
+/// column: each link emptied, tracked, then the object marked deleted), or the undo or redo of it
+/// (each link put back or emptied again, its tracking restored to the link's `before`; brought
+/// back first, or deleted last). A view: the column holds the objects.
+struct ColumnEdits: StorableEdits {
+  /// The object.
+  let victim: ManagedObject
+  /// The column's links, of which the object's are `range` (the column's list, shared: reading it
+  /// here retains nothing per edit).
+  let links: ContiguousArray<DeletionColumn.Link>
+  let range: Range<Int>
+  /// What the edits do: the column's own direction when undo or redo applies it, `.delete` for
+  /// the delete that fills it (its recorded step, `.undelete`, takes the delete back).
+  let direction: DeletionColumn.Direction
+  /// Whether undo or redo applies the column (the links' tracking is restored).
+  let isReplay: Bool
 
-  subscript(position: Int) -> LinkEdit {
-    _read {
-      switch position {
-      case 0: yield first.unsafelyUnwrapped
-      case 1: yield second.unsafelyUnwrapped
-      case 2: yield third.unsafelyUnwrapped
-      default: yield rest[position - 3]
-      }
+  /// The delete of the column's victim at `victim`, planned into it.
+  init(deleting victim: Int, of column: DeletionColumn) {
+    self.init(column, victim: victim, direction: .delete, isReplay: false)
+  }
+
+  /// The undo or redo of the column's victim at `victim`.
+  init(replaying victim: Int, of column: DeletionColumn) {
+    self.init(column, victim: victim, direction: column.direction, isReplay: true)
+  }
+
+  private init(
+    _ column: DeletionColumn, victim: Int, direction: DeletionColumn.Direction, isReplay: Bool
+  ) {
+    self.victim = column.victims[victim].object
+    self.links = column.links
+    self.range = column.linkRange(of: victim)
+    self.direction = direction
+    self.isReplay = isReplay
+  }
+
+  var count: Int { range.count + 1 }
+
+  /// A victim's links change distinct slots.
+  var changesEachSlotOnce: Bool { true }
+
+  /// The link the edit at `position` applies; nil for the object's lifecycle edit (last when
+  /// deleting, first when bringing back, whose links then apply last first).
+  private func link(_ position: Int) -> Int? {
+    switch direction {
+    case .delete: return position < range.count ? range.lowerBound + position : nil
+    case .undelete: return position == 0 ? nil : range.upperBound - position
     }
   }
 
-  mutating func append(_ edit: LinkEdit) {
-    switch count {
-    case 0: first = edit
-    case 1: second = edit
-    case 2: third = edit
-    default: rest.append(edit)
-    }
-    count += 1
+  func object(at position: Int) -> Unmanaged<ManagedObject> {
+    guard let link = link(position) else { return Unmanaged.passUnretained(victim) }
+    return Unmanaged.passUnretained(links[link].object)
   }
-
-  /// Empties the list, keeping the array's storage for the next change.
-  mutating func removeAll() {
-    first = nil
-    second = nil
-    third = nil
-    rest.removeAll(keepingCapacity: true)
-    count = 0
-  }
-
-  func object(at position: Int) -> ManagedObject { self[position].object }
-  func property(at position: Int) -> Property? { self[position].property }
+  func slot(at position: Int) -> Int { link(position).map { Int(links[$0].slot) } ?? -1 }
+  func property(at position: Int) -> Property { links[link(position)!].property }
   func lifecycle(at position: Int) -> LifecycleChange {
-    guard case .lifecycle(let change) = self[position].change else {
-      preconditionFailure("ObservedGraph: the edit is not a lifecycle edit")
-    }
-    return change
+    direction == .delete ? .delete : .undelete
   }
-  func tracking(at position: Int) -> EditTracking { self[position].tracking }
-  func isReplay(at position: Int) -> Bool { self[position].isReplay }
-  func store(at position: Int) { self[position].store() }
+  func tracking(at position: Int) -> EditTracking { isReplay ? .restore : .track }
+  func restoring(at position: Int) -> SlotTracking { links[link(position)!].before }
+  func isReplay(at position: Int) -> Bool { isReplay }
+  func store(at position: Int) { links[link(position)!].store(direction) }
 
   /// The edits as the full path would plan them, for the debug checks.
   var planned: EditList {
     var list = EditList()
-    for position in 0..<count { list.append(self[position].planned) }
+    for position in 0..<count {
+      guard let index = link(position) else {
+        list.append(PlannedEdit(.lifecycle(victim, lifecycle(at: 0))))
+        continue
+      }
+      let link = links[index]
+      let edit: Edit
+      switch (direction, link.kind) {
+      case (.undelete, .member):
+        edit = .insert(link.object, link.property, objects: [link.other!], indexes: [])
+      case (.delete, .member):
+        edit = .remove(link.object, link.property, objects: [link.other!], indexes: [])
+      case (.undelete, .toOne):
+        edit = .set(link.object, link.property, old: nil, new: link.other)
+      case (.delete, .toOne):
+        edit = .set(link.object, link.property, old: link.other, new: nil)
+      case (_, .collection):
+        edit = .set(link.object, link.property, old: nil, new: nil)
+      }
+      list.append(PlannedEdit(edit))
+    }
     return list
   }
 }

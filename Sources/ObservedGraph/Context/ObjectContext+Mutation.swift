@@ -118,9 +118,15 @@ extension ObjectContext {
 
   /// The quiet set, with the store made by `store`: an edit with nothing to track, applied.
   func setQuietly(_ object: ManagedObject, _ property: Property, store: () -> Void) {
-    apply(object, property, tracking: .none, store: store)
+    setQuietly(object, slot: property.slot, store: store)
+  }
+
+  /// The quiet set of `slot`, with the store made by `store`.
+  func setQuietly(_ object: ManagedObject, slot: Int, store: () -> Void) {
+    apply(object, slot: slot, tracking: .none, store: store)
     #if OBSERVEDGRAPH_INVARIANTS
-      checkAfterMutation(SingleEdit(PlannedEdit(.set(object, property, old: nil, new: nil))))
+      let edit = Edit.set(object, object.entity.properties[slot], old: nil, new: nil)
+      checkAfterMutation(SingleEdit(PlannedEdit(edit)))
     #endif
   }
 

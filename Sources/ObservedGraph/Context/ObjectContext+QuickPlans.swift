@@ -5,7 +5,7 @@
 /// old parent's collection and the new one's. When nothing hears it (no observer of any of the
 /// three objects, no tap, no undo recording, no open manual bracket) and none of them is a fault,
 /// every phase of the mutation path but apply skips itself. These planners then make the edits
-/// the full planning would (``LinkEdits``, held in place: no allocation), in its order, and hand
+/// the full planning would (``RelateEdits``, held in place: no allocation), in its order, and hand
 /// them to the one ``apply(_:)``. Anything else takes the whole path.
 extension ObjectContext {
   /// Sets `member`'s to-one `property` to `owner` (or nil) with its inverse's upkeep, quietly;
@@ -72,15 +72,29 @@ extension ObjectContext {
     let leaves =
       changes && old.map(isReachable) == true
       && old?.collection(inverse)?.contains(member) == true
-    var edits = LinkEdits()
-    edits.append(
-      LinkEdit(
-        member, property, .toOne(owner, old: old), tracking: changes ? .track : .none))
-    if leaves, let old { edits.append(LinkEdit(old, inverse, .leave(member))) }
-    if joins, let owner { edits.append(LinkEdit(owner, inverse, .join(member, isNew: true))) }
-    apply(edits)
+    let edits = RelateEdits(
+      member: Unmanaged.passUnretained(member), old: old.map(Unmanaged.passUnretained),
+      owner: owner.map(Unmanaged.passUnretained), slot: property.slot, inverseSlot: inverse.slot,
+      changes: changes, leaves: leaves, joins: joins)
+    apply(edits) { edits, position in
+      if position == 0 {
+        if changes { member.setRelationshipReference(owner, for: property) }
+      } else if edits.isOld(position) {
+        old.unsafelyUnwrapped.collection(inverse).unsafelyUnwrapped.remove(member)
+      } else {
+        owner.unsafelyUnwrapped.makeCollection(inverse).insertNew(member)
+      }
+    }
     #if OBSERVEDGRAPH_INVARIANTS
-      checkAfterMutation(edits.planned)
+      var plan = EditList()
+      plan.append(PlannedEdit(.set(member, property, old: old, new: owner), changes: changes))
+      if leaves, let old {
+        plan.append(PlannedEdit(.remove(old, inverse, objects: [member], indexes: [])))
+      }
+      if joins, let owner {
+        plan.append(PlannedEdit(.insert(owner, inverse, objects: [member], indexes: [])))
+      }
+      checkAfterMutation(plan)
     #endif
   }
 
@@ -90,11 +104,10 @@ extension ObjectContext {
   func insertQuietly(_ object: ManagedObject) -> Bool {
     guard isQuietForRelationships, object.lifecycle == .detached, object.observers == nil
     else { return false }
-    var edits = LinkEdits()
-    edits.append(LinkEdit(object, .insert))
-    apply(edits)
+    let edit = LifecycleEdit(object: object, change: .insert)
+    apply(edit)
     #if OBSERVEDGRAPH_INVARIANTS
-      checkAfterMutation(edits.planned)
+      checkAfterMutation(edit.planned)
     #endif
     return true
   }

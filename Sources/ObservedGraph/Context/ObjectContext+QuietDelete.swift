@@ -7,8 +7,8 @@
 /// to-one whose inverse is an unordered to-many or the reverse, with a rule other than
 /// `noAction`, every phase but apply and record skips itself. This plans without an
 /// ``EditPlan``: for each object, the same edits in the same order as `planDelete` would plan
-/// them (``LinkEdits``), handed to the one ``apply(_:)``, and the undo step recorded as a
-/// ``DeletionColumn``. Anything else takes the whole path.
+/// them, planned into a ``DeletionColumn`` (the undo step when it is recorded) and handed from
+/// there to the one ``apply(_:)`` (``ColumnEdits``). Anything else takes the whole path.
 extension ObjectContext {
   /// Deletes the objects of a cascade set (already checked and prepared) quietly, in order; false
   /// when the deletion must take the whole path (nothing was done then). `shapesAreQuiet` says
@@ -19,14 +19,14 @@ extension ObjectContext {
     // fault: only the shapes of the relationships are left to check, and the cascade set did.
     let mayHear = center.isObserved || store != nil
     if mayHear || !shapesAreQuiet, !canDeleteQuietly(doomed, mayHear: mayHear) { return false }
-    let column =
-      recorder.isRecording
-      ? DeletionColumn(.undelete, storeIdentifier: registry.storeIdentifier) : nil
-    var edits = LinkEdits()
+    // The step recorded, or a scratch column emptied for each object.
+    let recording = recorder.isRecording
+    let column = DeletionColumn(.undelete, storeIdentifier: registry.storeIdentifier)
     for victim in doomed where victim.isLive {
-      deleteQuietly(victim, recordingInto: column, edits: &edits)
+      if !recording { column.removeAll() }
+      deleteQuietly(victim, into: column, recording: recording)
     }
-    if let column, !column.isEmpty { recorder.record(column) }
+    if recording, !column.isEmpty { recorder.record(column) }
     return true
   }
 
@@ -53,27 +53,23 @@ extension ObjectContext {
     return true
   }
 
-  /// Deletes one object of a quiet cascade: the edits `planDelete` plans, in its order, made into
-  /// `edits` (emptied first; reused from one object to the next) and applied, and recorded into
-  /// `column` (each slot with its tracking state before).
+  /// Deletes one object of a quiet cascade: the edits `planDelete` plans, in its order, planned
+  /// into `column` as its next victim (each slot with its tracking state before, when
+  /// `recording`) and applied from there (``ColumnEdits``).
   private func deleteQuietly(
-    _ victim: ManagedObject, recordingInto column: DeletionColumn?, edits: inout LinkEdits
+    _ victim: ManagedObject, into column: DeletionColumn, recording: Bool
   ) {
-    edits.removeAll()
-    /// One edit of `object`'s `property`, recorded with the slot's tracking state before. A
-    /// victim's edits change distinct slots, so the state is the one the slot has when its edit
-    /// applies.
+    /// One slot emptied, with its tracking state before. A victim's edits change distinct slots,
+    /// so the state is the one the slot has when its edit applies.
     func edit(
-      _ object: ManagedObject, _ property: Property, _ change: LinkEdit.Change,
-      _ kind: DeletionColumn.Kind, other: ManagedObject?, collection: ObjectCollection? = nil
+      _ object: ManagedObject, _ property: Property, _ kind: DeletionColumn.Kind,
+      other: ManagedObject?, collection: ObjectCollection? = nil
     ) {
-      if let column {
-        column.append(
-          DeletionColumn.Link(
-            object: object, other: other, collection: collection, slot: Int32(property.slot),
-            kind: kind, before: tracker.state(of: object, property.slot)))
-      }
-      edits.append(LinkEdit(object, property, change))
+      column.append(
+        DeletionColumn.Link(
+          object: object, other: other, collection: collection, slot: Int32(property.slot),
+          kind: kind,
+          before: recording ? tracker.state(of: object, property.slot) : .unchanged))
     }
     /// The other side of one member: if it points back, it loses the victim.
     func unlink(_ member: ManagedObject, _ inverse: Property) {
@@ -82,9 +78,9 @@ extension ObjectContext {
         guard let collection = member.collection(inverse), collection.contains(victim) else {
           return
         }
-        edit(member, inverse, .leave(victim), .member, other: victim)
+        edit(member, inverse, .member, other: victim)
       } else if member.toOne(inverse) === victim {
-        edit(member, inverse, .toOne(nil, old: victim), .toOne, other: victim)
+        edit(member, inverse, .toOne, other: victim)
       }
     }
 
@@ -95,15 +91,15 @@ extension ObjectContext {
       if property.isToMany {
         guard let collection = victim.collection(property), !collection.isEmpty else { continue }
         for reference in collection.references { unlink(reference.takeUnretainedValue(), inverse) }
-        edit(victim, property, .collection(nil), .collection, other: nil, collection: collection)
+        edit(victim, property, .collection, other: nil, collection: collection)
       } else {
         guard let member = victim.toOne(property) else { continue }
         unlink(member, inverse)
-        edit(victim, property, .toOne(nil, old: member), .toOne, other: member)
+        edit(victim, property, .toOne, other: member)
       }
     }
-    column?.endVictim(victim)
-    edits.append(LinkEdit(victim, .delete))
+    column.endVictim(victim)
+    let edits = ColumnEdits(deleting: column.victims.count - 1, of: column)
     apply(edits)
     #if OBSERVEDGRAPH_INVARIANTS
       checkAfterMutation(edits.planned)
@@ -134,47 +130,27 @@ extension ObjectContext {
   }
 
   /// The batch: for each object, the edits of its replayed step — the lifecycle change, then each
-  /// slot's link put back (or emptied again), its tracking restored — made without a plan and
-  /// applied; and the opposite column recorded. False when the column must take the path
-  /// (nothing was done then).
+  /// slot's link put back (or emptied again), its tracking restored — read from the column
+  /// (``ColumnEdits``) and applied; and the opposite column recorded. False when the column must
+  /// take the path (nothing was done then).
   private func replayQuietly(_ column: DeletionColumn) -> Bool {
     guard !center.hasTaps, brackets.isEmpty, canReplayQuietly(column) else { return false }
     let recording = recorder.isRecording
     var befores = [SlotTracking](repeating: .unchanged, count: recording ? column.links.count : 0)
-    var edits = LinkEdits()
-    /// The edit of one link; its slot's tracking state before is kept for the opposite column.
-    /// A victim's links change distinct slots, so the state is the one the slot has when its
-    /// edit applies.
-    func replay(_ index: Int) {
-      let link = column.links[index]
-      if recording { befores[index] = tracker.state(of: link.object, Int(link.slot)) }
-      let change: LinkEdit.Change
-      switch (column.direction, link.kind) {
-      case (.undelete, .toOne): change = .toOne(link.other, old: nil)
-      case (.undelete, .member): change = .join(link.other.unsafelyUnwrapped, isNew: false)
-      case (.undelete, .collection): change = .collection(link.collection)
-      case (.delete, .toOne): change = .toOne(nil, old: link.other)
-      case (.delete, .collection): change = .collection(nil)
-      case (.delete, .member): change = .leave(link.other.unsafelyUnwrapped)
-      }
-      edits.append(
-        LinkEdit(
-          link.object, link.property, change, tracking: .restore(link.before), isReplay: true))
-    }
     for index in column.victimOrder {
       let victim = column.victims[index].object
-      let range = column.linkRange(of: index)
-      edits.removeAll()
-      switch column.direction {
-      case .undelete:
+      if column.direction == .undelete {
         victim.marks &= ~ManagedObject.cascadeMark  // set by `canReplayQuietly`
-        // A saved delete comes back as a new insert, as on the path.
-        edits.append(LinkEdit(victim, .undelete, isReplay: true))
-        for index in range.reversed() { replay(index) }
-      case .delete:
-        for index in range { replay(index) }
-        edits.append(LinkEdit(victim, .delete, isReplay: true))
       }
+      // Each slot's tracking state before, for the opposite column. A victim's links change
+      // distinct slots, so the state is the one the slot has when its edit applies.
+      if recording {
+        for link in column.linkRange(of: index) {
+          befores[link] = tracker.state(
+            of: column.links[link].object, Int(column.links[link].slot))
+        }
+      }
+      let edits = ColumnEdits(replaying: index, of: column)
       apply(edits)
       #if OBSERVEDGRAPH_INVARIANTS
         checkAfterMutation(edits.planned)

@@ -70,10 +70,10 @@ extension ObjectContext {
   /// restored. The caller records the inverse.
   @usableFromInline
   func applyColumnEntry(_ object: ManagedObject, _ slot: Int, store: () -> Void) {
-    let property = object.entity.properties[slot]
-    apply(object, property, tracking: .pending, isReplay: true, store: store)
+    apply(object, slot: slot, tracking: .pending, isReplay: true, store: store)
     #if OBSERVEDGRAPH_INVARIANTS
-      checkAfterMutation(SingleEdit(PlannedEdit(.set(object, property, old: nil, new: nil))))
+      let edit = Edit.set(object, object.entity.properties[slot], old: nil, new: nil)
+      checkAfterMutation(SingleEdit(PlannedEdit(edit)))
     #endif
   }
 

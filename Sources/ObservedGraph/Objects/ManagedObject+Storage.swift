@@ -184,8 +184,9 @@ extension ManagedObject {
   /// context's one apply with nothing to track (``ObjectContext/setQuietly(_:_:store:)``).
   @usableFromInline
   final func applyQuietStore(_ slot: Int, _ store: () -> Void) {
-    link.unsafelyUnwrapped.context.unsafelyUnwrapped.setQuietly(
-      self, entity.properties[slot], store: store)
+    // The context lives while the object is in it (the caller checked the object is).
+    Unmanaged.passUnretained(link.unsafelyUnwrapped.context.unsafelyUnwrapped)
+      ._withUnsafeGuaranteedRef { $0.setQuietly(self, slot: slot, store: store) }
   }
 
   /// The debug checks of the context's parts after a quiet set (nothing in release builds).
