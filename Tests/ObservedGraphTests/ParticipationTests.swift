@@ -79,6 +79,34 @@ struct ParticipationTests {
     #expect(book.title == "The first book")
   }
 
+  /// Swift Observation hears `willSet` in the apply phase, just before the store: after the prior
+  /// observers (which run while nothing has changed), so that a change a prior observer makes
+  /// planned again is announced to the registrar once.
+  @Test func theRegistrarHearsTheChangeAfterThePriorObservers() throws {
+    let s = BookStore.scenario()
+    let book = s.books[0]
+    // @unchecked Sendable: the change handler runs on this thread, inside the set.
+    final class Calls: @unchecked Sendable {
+      let book: Book
+      var names: [String] = []
+      var priceSeen: Double?
+      init(_ book: Book) { self.book = book }
+    }
+    let calls = Calls(book)
+    let token = book.observe(\.price, options: [.prior]) { book, change in
+      if change.isPrior { calls.names.append("prior") }
+    }
+    withObservationTracking({ _ = book.price }) {
+      calls.names.append("registrar")
+      calls.priceSeen = calls.book.price
+    }
+    book.price = 3
+    #expect(calls.names == ["prior", "registrar"])
+    // The registrar's `willSet` comes before the store.
+    #expect(calls.priceSeen != 3)
+    token.invalidate()
+  }
+
   @Test func readsThatAreNotTrackedDoNotFire() throws {
     let s = BookStore.scenario()
     let book = s.books[0]
