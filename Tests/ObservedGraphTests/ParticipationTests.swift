@@ -96,10 +96,12 @@ struct ParticipationTests {
     let token = book.observe(\.price, options: [.prior]) { book, change in
       if change.isPrior { calls.names.append("prior") }
     }
-    withObservationTracking({ _ = book.price }) {
-      calls.names.append("registrar")
-      calls.priceSeen = calls.book.price
-    }
+    withObservationTracking(
+      { _ = book.price },
+      onChange: {
+        calls.names.append("registrar")
+        calls.priceSeen = calls.book.price
+      })
     book.price = 3
     #expect(calls.names == ["prior", "registrar"])
     // The registrar's `willSet` comes before the store.

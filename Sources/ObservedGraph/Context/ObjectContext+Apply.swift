@@ -399,6 +399,11 @@ struct ColumnEdits: StorableEdits {
   /// here retains nothing per edit).
   let links: ContiguousArray<DeletionColumn.Link>
   let range: Range<Int>
+  /// The position of the object's lifecycle edit; the link of any other position is
+  /// `base + step × position`.
+  private let lifecyclePosition: Int
+  private let base: Int
+  private let step: Int
   /// What the edits do: the column's own direction when undo or redo applies it, `.delete` for
   /// the delete that fills it (its recorded step, `.undelete`, takes the delete back).
   let direction: DeletionColumn.Direction
@@ -421,6 +426,11 @@ struct ColumnEdits: StorableEdits {
     self.victim = column.victims[victim].object
     self.links = column.links
     self.range = column.linkRange(of: victim)
+    // Deleting: the links in order, then the object. Bringing back: the object, then the links
+    // last first.
+    self.lifecyclePosition = direction == .delete ? range.count : 0
+    self.base = direction == .delete ? range.lowerBound : range.upperBound
+    self.step = direction == .delete ? 1 : -1
     self.direction = direction
     self.isReplay = isReplay
   }
@@ -433,10 +443,7 @@ struct ColumnEdits: StorableEdits {
   /// The link the edit at `position` applies; nil for the object's lifecycle edit (last when
   /// deleting, first when bringing back, whose links then apply last first).
   private func link(_ position: Int) -> Int? {
-    switch direction {
-    case .delete: return position < range.count ? range.lowerBound + position : nil
-    case .undelete: return position == 0 ? nil : range.upperBound - position
-    }
+    position == lifecyclePosition ? nil : base &+ step &* position
   }
 
   func object(at position: Int) -> Unmanaged<ManagedObject> {
