@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Applying the column undoes the deletes (``Direction/undelete``) or does them again
 /// (``Direction/delete``), last object first or first object first, as the path's steps would be
-/// applied; when nothing hears them it is one batch (`ObjectContext.replayQuietly(_:)`) that
+/// applied; when nothing hears them it is one batch (`ObjectContext.replayInOneBatch(_:)`) that
 /// records the opposite column, and otherwise each object's changes go through the path.
 final class DeletionColumn {
   /// What applying the column does to its objects.

@@ -18,12 +18,15 @@
 /// A planner hands its edits in whatever form it makes them (``AppliedEdits``): the full path's
 /// ``EditSequence``, a quiet relationship change (``RelateEdits``), a quiet insert
 /// (``LifecycleEdit``), the links of one object of a quiet cascade delete or of its undo or redo
-/// (``ColumnEdits``), or one set whose store the caller's typed code makes (``SlotEdit``). The
-/// forms made for one apply are views (`unowned(unsafe)` references): their planner holds what
-/// they name while the edits apply, so that making one retains nothing. No other code runs these steps, with one exception: a typed set
-/// that the object's quiet bits find unheard and untracked, on an object with no Swift
-/// Observation registrar, is the count and the store, inlined into the app's code
-/// (`Attribute.swift`): every other step would skip itself.
+/// (``ColumnEdits``), or one set whose store the caller's typed code makes (``SlotEdit``). Each
+/// form hands its objects over unretained (``AppliedEdits/object(at:)``): the plan, the planner
+/// or the column holds them while the edits apply, and the apply borrows each for its steps, so
+/// that no step retains or releases an object.
+///
+/// No other code runs these steps, with one exception: a typed set that the object's quiet bits
+/// find unheard and untracked, on an object with no Swift Observation registrar, is the count and
+/// the store, inlined into the app's code (`Attribute.swift`): every other step would skip
+/// itself.
 extension ObjectContext {
   /// Applies `edits`: see the steps above.
   func apply<Edits: StorableEdits>(_ edits: Edits) {
@@ -97,8 +100,8 @@ extension ObjectContext {
   ///
   /// The tracking is put back only if the slot is still tracked as changed when its first edit
   /// applies; for an edit of a change that may edit a slot twice (`isOneOfSeveral`), `decisions`
-  /// keeps that answer per slot, so that a slot edited twice in one step (a move: removal and insertion) is
-  /// restored, not tracked anew by its second edit.
+  /// keeps that answer per slot, so that a slot edited twice in one step (a move: removal and
+  /// insertion) is restored, not tracked anew by its second edit.
   @inline(never)
   private func restoreTracking(
     _ object: ManagedObject, _ property: Property, to restoring: SlotTracking,

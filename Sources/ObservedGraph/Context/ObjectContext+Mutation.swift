@@ -85,8 +85,8 @@ extension ObjectContext {
   /// The quiet case first: nothing observes the object, nothing records undo steps or taps changes,
   /// and the slot is already tracked as changed and pending for the next event. Then every phase
   /// skips itself — there is nobody to announce to, nothing to record, track, queue or deliver —
-  /// and what is left of apply is one store, inside Swift Observation's `willSet`/`didSet` when the
-  /// object has a registrar.
+  /// and the set is handed to ``apply(_:)`` with nothing to track (``setQuietly(_:_:_:)``): its
+  /// store, inside Swift Observation's `willSet`/`didSet` when the object has a registrar.
   func performAttribute(
     _ object: ManagedObject, _ property: Property, old: consuming Any?, new: consuming Any?,
     changes: Bool

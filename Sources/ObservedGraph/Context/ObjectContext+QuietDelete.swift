@@ -125,7 +125,7 @@ extension ObjectContext {
   /// nothing hears it and the graph is as the column expects it, otherwise each object's changes
   /// through the mutation path, as the path's own steps would be.
   func replay(_ column: DeletionColumn) {
-    if replayQuietly(column) { return }
+    if replayInOneBatch(column) { return }
     for index in column.victimOrder { perform(.replay(column.changes(ofVictim: index))) }
   }
 
@@ -133,7 +133,7 @@ extension ObjectContext {
   /// slot's link put back (or emptied again), its tracking restored — read from the column
   /// (``ColumnEdits``) and applied; and the opposite column recorded. False when the column must
   /// take the path (nothing was done then).
-  private func replayQuietly(_ column: DeletionColumn) -> Bool {
+  private func replayInOneBatch(_ column: DeletionColumn) -> Bool {
     guard !center.hasTaps, brackets.isEmpty, canReplayQuietly(column) else { return false }
     let recording = recorder.isRecording
     var befores = [SlotTracking](repeating: .unchanged, count: recording ? column.links.count : 0)
