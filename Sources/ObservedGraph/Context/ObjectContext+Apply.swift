@@ -64,7 +64,11 @@ extension ObjectContext {
         case .pending:
           center.notePending(object, slot)
         case .track:
-          trackSlot(object, slot, original: edits.committedValue(at: position))
+          if edits.isStored(at: position) {
+            trackStoredSlot(object, slot, original: edits.committedValue(at: position))
+          } else {
+            trackSlot(object, slot)
+          }
         case .restore:
           settling = restoreTracking(
             object, edits.property(at: position), to: edits.restoring(at: position),
@@ -84,10 +88,19 @@ extension ObjectContext {
     }
   }
 
-  /// Tracks a slot about to change (its committed value kept the first time: `original`, or the
-  /// value storage holds) and queues its news.
+  /// Tracks a slot about to change (its committed value, kept the first time, is the value
+  /// storage holds) and queues its news.
   @inline(never)
-  private func trackSlot(_ object: ManagedObject, _ slot: Int, original: SnapshotValue?) {
+  private func trackSlot(_ object: ManagedObject, _ slot: Int) {
+    tracker.track(object, slot) { object.snapshotValue(object.entity.properties[slot]) }
+    center.notePending(object, slot)
+  }
+
+  /// Tracks a slot whose storage holds its new value already (a manual bracket's), keeping
+  /// `original` as its committed value the first time (or, when nil, the value storage holds),
+  /// and queues its news.
+  @inline(never)
+  private func trackStoredSlot(_ object: ManagedObject, _ slot: Int, original: SnapshotValue?) {
     tracker.track(object, slot) {
       original ?? object.snapshotValue(object.entity.properties[slot])
     }
@@ -396,12 +409,13 @@ struct LifecycleEdit: StorableEdits {
 /// (each link put back or emptied again, its tracking restored to the link's `before`; brought
 /// back first, or deleted last). A view: the column holds the objects.
 struct ColumnEdits: StorableEdits {
-  /// The object.
-  let victim: ManagedObject
+  /// The object, held by the column.
+  let victim: Unmanaged<ManagedObject>
   /// The column's links, of which the object's are `range` (the column's list, shared: reading it
   /// here retains nothing per edit).
   let links: ContiguousArray<DeletionColumn.Link>
-  let range: Range<Int>
+  /// The number of the object's links.
+  private let linkCount: Int
   /// The position of the object's lifecycle edit; the link of any other position is
   /// `base + step × position`.
   private let lifecyclePosition: Int
@@ -426,19 +440,21 @@ struct ColumnEdits: StorableEdits {
   private init(
     _ column: DeletionColumn, victim: Int, direction: DeletionColumn.Direction, isReplay: Bool
   ) {
-    self.victim = column.victims[victim].object
+    self.victim = Unmanaged.passUnretained(column.victims[victim].object)
     self.links = column.links
-    self.range = column.linkRange(of: victim)
+    let start = victim == 0 ? 0 : column.victims[victim - 1].linksEnd
+    let end = column.victims[victim].linksEnd
+    self.linkCount = end - start
     // Deleting: the links in order, then the object. Bringing back: the object, then the links
     // last first.
-    self.lifecyclePosition = direction == .delete ? range.count : 0
-    self.base = direction == .delete ? range.lowerBound : range.upperBound
+    self.lifecyclePosition = direction == .delete ? linkCount : 0
+    self.base = direction == .delete ? start : end
     self.step = direction == .delete ? 1 : -1
     self.direction = direction
     self.isReplay = isReplay
   }
 
-  var count: Int { range.count + 1 }
+  var count: Int { linkCount + 1 }
 
   /// A victim's links change distinct slots.
   var changesEachSlotOnce: Bool { true }
@@ -450,7 +466,7 @@ struct ColumnEdits: StorableEdits {
   }
 
   func object(at position: Int) -> Unmanaged<ManagedObject> {
-    guard let link = link(position) else { return Unmanaged.passUnretained(victim) }
+    guard let link = link(position) else { return victim }
     return Unmanaged.passUnretained(links[link].object)
   }
   func slot(at position: Int) -> Int { link(position).map { Int(links[$0].slot) } ?? -1 }
@@ -468,7 +484,7 @@ struct ColumnEdits: StorableEdits {
     var list = EditList()
     for position in 0..<count {
       guard let index = link(position) else {
-        list.append(PlannedEdit(.lifecycle(victim, lifecycle(at: 0))))
+        list.append(PlannedEdit(.lifecycle(victim.takeUnretainedValue(), lifecycle(at: 0))))
         continue
       }
       let link = links[index]
