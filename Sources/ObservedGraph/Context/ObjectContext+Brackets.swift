@@ -48,6 +48,8 @@ extension ObjectContext {
     }
     let old: Any? =
       property.isToMany ? object.members(property) : object.read(property.slot, tracking: false)
+    // An open bracket hears every change until it closes: no set stays quiet by an older answer.
+    if brackets.isEmpty { audienceWidened() }
     var probe = PlannedEdit(bracketEdit(object, property, mutation), changes: false)
     probe.isManual = true
     willStoreInBracket(object, property)

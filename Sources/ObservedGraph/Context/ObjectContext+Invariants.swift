@@ -24,22 +24,25 @@ extension ObjectContext {
     #endif
   }
 
-  /// Quiet bits that are in force hold only for a set that nobody hears and that leaves nothing to
-  /// track (see `ManagedObject.quietSlots`); bits set by a recorded set, only while an undo log is
-  /// attached and for a slot without observers (see `ManagedObject.recordedQuietFlag`).
+  /// Quiet bits that are in force agree with the audience decision (ObjectContext+Audience.swift):
+  /// each holds only for a live, loaded object's slot that is tracked and pending, whose audience
+  /// is at most Swift Observation and typed observers, without an undo log; bits set by a recorded
+  /// set (see `ManagedObject.recordedQuietFlag`), at most Swift Observation and the undo recorder,
+  /// while an undo log is attached (its registration may be off).
   func checkQuietBits(_ objects: [ManagedObject]) {
     let recordedEpoch = link.quietEpoch | ManagedObject.recordedQuietFlag
     for object in objects where object.quietSlots != 0 {
       let recorded = object.quietEpoch == recordedEpoch
       guard recorded || object.quietEpoch == link.quietEpoch else { continue }
       let slots = (0..<64).filter { object.quietSlots & (1 << UInt64($0)) != 0 }
+      let served: Audience =
+        recorded ? [.registrar, .undoRecorder] : [.registrar, .typedObservers]
       precondition(
-        (recorded ? recorder.log != nil : recorder.log == nil) && !center.hasTaps
+        (recorded ? recorder.log != nil : recorder.log == nil)
           && object.isLive && !object.isFaultFlag
           && slots.allSatisfy {
-            object.changes.contains($0) && object.pendingContains($0)
-              && (recorded
-                ? object.observers == nil : object.observers?.takesTypedSets($0) != false)
+            object.isTrackedAndPending($0)
+              && audience(of: object, slot: $0).isSubset(of: served)
           },
         "\(object.objectID) has quiet slots \(slots) that are not quiet")
     }

@@ -105,9 +105,11 @@ extension ObjectContext {
   }
 
   /// Whether an attribute set of `slot` is quiet (see ``performAttribute(_:_:old:new:changes:)``):
-  /// a caller that has not worked out the old value yet can skip that too.
+  /// nothing is left to track and nobody but Swift Observation hears it (see
+  /// ``audience(of:slot:)``). A caller that has not worked out the old value yet can skip that
+  /// too.
   func isQuietSet(_ object: ManagedObject, _ slot: Int) -> Bool {
-    object.isQuiet(slot) && !recorder.isRecording && !center.hasTaps
+    object.isTrackedAndPending(slot) && audience(of: object).isSubset(of: .served)
   }
 
   /// The quiet set: the store, and what ``apply(_:)`` does around it when nothing is left to

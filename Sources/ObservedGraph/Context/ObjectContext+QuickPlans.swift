@@ -3,7 +3,8 @@
 /// A to-one set whose inverse is an unordered to-many — `child.parent = parent`, or
 /// `parent.mutableSet(forKey: "children").insert(child)` — changes three slots: the child's, the
 /// old parent's collection and the new one's. When nothing hears it (no observer of any of the
-/// three objects, no tap, no undo recording, no open manual bracket) and none of them is a fault,
+/// three objects, no tap, no undo recording, no open manual bracket: see ``audience(of:slot:)``)
+/// and none of them is a fault,
 /// every phase of the mutation path but apply skips itself. These planners then make the edits
 /// the full planning would (``RelateEdits``, held in place: no allocation), in its order, and hand
 /// them to the one ``apply(_:)``. Anything else takes the whole path.
@@ -19,7 +20,7 @@ extension ObjectContext {
     -> Bool
   {
     guard let inverse = property.inverse, inverse.isToMany, !inverse.isOrdered,
-      !property.isToMany, isQuietForRelationships,
+      !property.isToMany, changeAudience.isSubset(of: .served),
       member.isQuietlyRelatable, owner?.isQuietlyRelatable ?? true
     else { return false }
     let old = member.toOne(property)
@@ -44,7 +45,7 @@ extension ObjectContext {
     -> Bool
   {
     guard !property.isOrdered, let inverse = property.inverse, inverse.isToOne,
-      isQuietForRelationships, owner.isQuietlyRelatable, member.isQuietlyRelatable
+      changeAudience.isSubset(of: .served), owner.isQuietlyRelatable, member.isQuietlyRelatable
     else { return false }
     assert(owner.collection(property)?.contains(member) != true)
     let old = member.toOne(inverse)
@@ -52,12 +53,6 @@ extension ObjectContext {
     guard old !== owner, old?.isQuietlyRelatable ?? true else { return false }
     relate(member, inverse, property, old: old, to: owner, joins: true)
     return true
-  }
-
-  /// Whether the context lets relationship changes be quiet: no undo recording, no tap, no open
-  /// manual bracket.
-  private var isQuietForRelationships: Bool {
-    !recorder.isRecording && !center.hasTaps && brackets.isEmpty
   }
 
   /// The edits of a quiet relationship change, applied: `member`'s to-one `property` goes from
@@ -102,7 +97,8 @@ extension ObjectContext {
   /// manual bracket): its lifecycle edit, applied with no plan built. False when the insertion
   /// must take the whole path.
   func insertQuietly(_ object: ManagedObject) -> Bool {
-    guard isQuietForRelationships, object.lifecycle == .detached, object.observers == nil
+    guard changeAudience.isSubset(of: .served), object.lifecycle == .detached,
+      object.ownAudience().isSubset(of: .served)
     else { return false }
     let edit = LifecycleEdit(object: object, change: .insert)
     apply(edit)
@@ -114,6 +110,9 @@ extension ObjectContext {
 }
 
 extension ManagedObject {
-  /// Whether a quiet relationship change may touch the object: live, in memory, unobserved.
-  var isQuietlyRelatable: Bool { isLive && !isFaultFlag && observers == nil }
+  /// Whether a quiet relationship change may touch the object: live, in memory, and heard by
+  /// nobody but Swift Observation.
+  var isQuietlyRelatable: Bool {
+    isLive && !isFaultFlag && ownAudience().isSubset(of: .served)
+  }
 }

@@ -14,10 +14,11 @@ extension ObjectContext {
   /// when the deletion must take the whole path (nothing was done then). `shapesAreQuiet` says
   /// that every relationship of every object may be emptied quietly.
   func deleteQuietly(_ doomed: [ManagedObject], shapesAreQuiet: Bool) -> Bool {
-    guard !center.hasTaps, brackets.isEmpty else { return false }
+    // The delete serves Swift Observation and the undo recorder (its column is the step).
+    guard changeAudience.isSubset(of: [.registrar, .undoRecorder]) else { return false }
     // With no observer in the context and no store to make faults, no object can be observed or a
     // fault: only the shapes of the relationships are left to check, and the cascade set did.
-    let mayHear = center.isObserved || store != nil
+    let mayHear = mayHaveObservedObjects || store != nil
     if mayHear || !shapesAreQuiet, !canDeleteQuietly(doomed, mayHear: mayHear) { return false }
     // The step recorded, or a scratch column emptied for each object.
     let recording = recorder.isRecording
@@ -37,7 +38,7 @@ extension ObjectContext {
     for victim in doomed {
       guard victim.isLive else { continue }
       if !mayHear && victim.entity.deletesQuietly { continue }
-      guard victim.observers == nil, !victim.isFaultFlag else { return false }
+      guard victim.ownAudience().isSubset(of: .served), !victim.isFaultFlag else { return false }
       let entity = victim.entity
       for property in entity.relationshipProperties {
         // An empty relationship of another shape plans nothing.
@@ -45,7 +46,7 @@ extension ObjectContext {
         else { return false }
         var quiet = true
         victim.forEachMember(property) { member in
-          if member.observers != nil || member.isFaultFlag { quiet = false }
+          if !member.ownAudience().isSubset(of: .served) || member.isFaultFlag { quiet = false }
         }
         guard quiet else { return false }
       }
@@ -134,7 +135,8 @@ extension ObjectContext {
   /// (``ColumnEdits``) and applied; and the opposite column recorded. False when the column must
   /// take the path (nothing was done then).
   private func replayInOneBatch(_ column: DeletionColumn) -> Bool {
-    guard !center.hasTaps, brackets.isEmpty, canReplayQuietly(column) else { return false }
+    guard changeAudience.isSubset(of: [.registrar, .undoRecorder]), canReplayQuietly(column)
+    else { return false }
     let recording = recorder.isRecording
     var befores = [SlotTracking](repeating: .unchanged, count: recording ? column.links.count : 0)
     for index in column.victimOrder {
@@ -187,7 +189,8 @@ extension ObjectContext {
     /// The slots the links empty, as bits by object; made to delete again.
     var emptied: IdentityPositions?
     func isQuiet(_ object: ManagedObject) -> Bool {
-      guard object.link === link, !object.isFaultFlag, object.observers == nil else { return false }
+      guard object.link === link, !object.isFaultFlag, object.ownAudience().isSubset(of: .served)
+      else { return false }
       switch object.lifecycle {
       case .registered:
         // Deleted, it must be a victim the batch has brought back by then.

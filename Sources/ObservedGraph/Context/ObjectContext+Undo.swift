@@ -46,18 +46,18 @@ extension ObjectContext {
     get { recorder.log }
     set {
       recorder.attach(newValue, to: self)
-      link.voidQuietBits()  // sets are recorded now: no set is quiet by an older test
+      audienceWidened()  // sets are recorded now: no set is quiet by an older answer
     }
   }
 
   /// The object an entry of an ``AttributeColumn`` names, when the entry can be replayed
-  /// quietly: the object is registered and in memory, nothing observes it and nothing taps the
-  /// context's changes, and the slot is still tracked as changed (it was when the set was made,
-  /// unless a save came since).
+  /// quietly: the object is registered and in memory, the change's audience is at most the
+  /// registrar and the undo recorder (which the column's replay serves), and the slot is still
+  /// tracked as changed (it was when the set was made, unless a save came since).
   @usableFromInline
   func quietReplayTarget(key: Int64, entity: EntityDescription, slot: Int) -> ManagedObject? {
     guard let object = registry.registeredObject(key: key), object.entity === entity,
-      !object.isFaultFlag, object.observers == nil, !center.hasTaps,
+      !object.isFaultFlag, audience(of: object).isSubset(of: [.registrar, .undoRecorder]),
       object.changes.contains(slot)
     else { return nil }
     return object

@@ -20,16 +20,9 @@ final class ContextLink {
   @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
   /// Changes whenever something context-wide starts or stops listening (an undo log attached or
   /// removed, a tap added or removed, a reset): the quiet bits an object kept under another value
-  /// are void (see `ManagedObject.quietSlots`).
+  /// are void (see `ManagedObject.quietSlots`, and ``voidQuietBits()`` in
+  /// ObjectContext+Audience.swift).
   @exclusivity(unchecked) @usableFromInline var quietEpoch: UInt32 = 1
-
-  /// Voids every object's quiet bits: something now hears or records sets that were quiet. The
-  /// epoch never takes the flag of bits set for recorded sets
-  /// (``ManagedObject/recordedQuietFlag``), nor 0, which no object's bits carry.
-  func voidQuietBits() {
-    quietEpoch = (quietEpoch &+ 1) & ~ManagedObject.recordedQuietFlag
-    if quietEpoch == 0 { quietEpoch = 1 }
-  }
 
   /// The registrar the next objects join (its box's address; the link is one of its holders
   /// while it hands out members), and how many objects joined it.

@@ -103,39 +103,31 @@ extension ManagedObject {
   }
 
   /// The first half of a typed attribute set: loads a fault, stops if the object cannot change, and
-  /// says whether the set is quiet — no observer of the object, no undo recording, no tap, and the
-  /// slot already tracked as changed and pending for the next event. For a quiet set it sets the
-  /// slot's quiet bit, so that the next set of the slot can skip this call; the setter then hands
-  /// its store to the one apply (`Attribute.exchange`).
+  /// says how the set goes on. It is quiet when the slot is already tracked as changed and pending
+  /// for the next event, and the set's audience (``ObjectContext/audience(of:slot:)``) is at most
+  /// Swift Observation with, besides, either the slot's typed observers or the undo recorder,
+  /// which the setter serves itself. A quiet answer is kept in the slot's quiet bit
+  /// (``cacheQuietSet(_:recorded:)``), so that the next set of the slot can skip this call; the
+  /// setter then hands its store to the one apply (`Attribute.exchange`).
   @usableFromInline
   final func beginTypedSet(_ slot: Int) -> TypedSet {
     if isFaultFlag { fulfilFaultOrStop() }
     let context = typedSetContext(slot: slot)
-    guard isQuietForTypedSet(slot), !context.center.hasTaps else { return .full }
-    if context.recorder.isRecording {
-      // Recorded in a column when nothing else hears it; the next set of this slot can skip this
-      // call (`isRecordedQuietInline(_:)`).
-      guard observers == nil else { return .full }
-      if slot < 64 {
-        let epoch = context.link.quietEpoch | Self.recordedQuietFlag
-        if quietEpoch != epoch {
-          quietSlots = 0
-          quietEpoch = epoch
-        }
-        quietSlots |= 1 << UInt64(slot)
-      }
+    guard isTrackedAndPending(slot) else { return .full }
+    switch context.audience(of: self, slot: slot).subtracting(.registrar) {
+    case []:
+      cacheQuietSet(slot, recorded: false)
+      return .quiet
+    case .typedObservers:
+      cacheQuietSet(slot, recorded: false)
+      return .observed
+    case .undoRecorder:
+      // The next set of this slot finds it by `isRecordedQuietInline(_:)`.
+      cacheQuietSet(slot, recorded: true)
       return .recorded
+    default:
+      return .full
     }
-    // Without an undo log at all (a log whose registration is off may turn it on without telling
-    // the context), the next set of this slot can skip even this call.
-    if slot < 64 && context.recorder.log == nil {
-      if quietEpoch != context.link.quietEpoch {
-        quietSlots = 0
-        quietEpoch = context.link.quietEpoch
-      }
-      quietSlots |= 1 << UInt64(slot)
-    }
-    return observers == nil ? .quiet : .observed
   }
 
   /// Whether a typed set of `slot` needs nothing but the store, the count of the change, and the
@@ -296,18 +288,10 @@ extension ManagedObject {
 
   // MARK: Internal reads and writes
 
-  /// Whether a set of `slot` concerns nobody but storage: no observer of the object, and the slot
-  /// already tracked as changed and pending for the next event (its first set since the last save
-  /// and the last event did both).
-  final func isQuiet(_ slot: Int) -> Bool {
-    observers == nil && changes.contains(slot) && pendingContains(slot)
-  }
-
-  /// Whether a typed set of `slot` concerns nobody but storage and, when the object has observers,
-  /// the slot's observers, all of them typed: they can be called directly with the typed values
-  /// (see ``TypedSet/observed``).
-  final func isQuietForTypedSet(_ slot: Int) -> Bool {
-    observers?.takesTypedSets(slot) != false && changes.contains(slot) && pendingContains(slot)
+  /// Whether a set of `slot` leaves nothing to track: the slot is already tracked as changed and
+  /// pending for the next event (its first set since the last save and the last event did both).
+  final func isTrackedAndPending(_ slot: Int) -> Bool {
+    changes.contains(slot) && pendingContains(slot)
   }
 
   /// Whether the object is registered and not deleted: it may change and be related.

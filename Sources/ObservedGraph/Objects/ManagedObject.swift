@@ -51,16 +51,17 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   #else
     @exclusivity(unchecked) var storage: ObjectStorage
   #endif
-  // Every change of the state below voids the quiet bits (`quietSlots`): they are set again by the
-  // next typed set that finds the slot quiet. These flags are read by every set and written only by
+  // Every change of the state below voids the quiet bits (`quietSlots`, the audience decision's
+  // cache: ObjectContext+Audience.swift): they are set again by the next typed set that finds the
+  // slot quiet. These flags are read by every set and written only by
   // the context's parts, never while a read is under way: their reads skip the dynamic exclusivity
   // check.
-  @exclusivity(unchecked) var lifecycle: Lifecycle { didSet { quietSlots = 0 } }
-  @exclusivity(unchecked) var isInsertedFlag = false { didSet { quietSlots = 0 } }
-  @exclusivity(unchecked) var isDeletedFlag = false { didSet { quietSlots = 0 } }
+  @exclusivity(unchecked) var lifecycle: Lifecycle { didSet { voidQuietBits() } }
+  @exclusivity(unchecked) var isInsertedFlag = false { didSet { voidQuietBits() } }
+  @exclusivity(unchecked) var isDeletedFlag = false { didSet { voidQuietBits() } }
   /// Whether the values are not loaded yet: the first read asks the context to fulfil the fault.
   @exclusivity(unchecked) @usableFromInline final var isFaultFlag = false {
-    didSet { quietSlots = 0 }
+    didSet { voidQuietBits() }
   }
   /// The context's `quietEpoch` when `quietSlots` was last set.
   @exclusivity(unchecked) @usableFromInline final var quietEpoch: UInt32 = 0
@@ -74,13 +75,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   #if OBSERVEDGRAPH_INVARIANTS
     /// Which slots changed since the last save, with their committed values (the change
     /// tracker's).
-    var changes = ChangeState() { didSet { quietSlots = 0 } }
+    var changes = ChangeState() { didSet { voidQuietBits() } }
     /// Slots changed since the context last posted objects-did-change, and lifecycle news (the
     /// observer center's).
-    var pending = PendingState() { didSet { quietSlots = 0 } }
+    var pending = PendingState() { didSet { voidQuietBits() } }
   #else
-    @exclusivity(unchecked) var changes = ChangeState() { didSet { quietSlots = 0 } }
-    @exclusivity(unchecked) var pending = PendingState() { didSet { quietSlots = 0 } }
+    @exclusivity(unchecked) var changes = ChangeState() { didSet { voidQuietBits() } }
+    @exclusivity(unchecked) var pending = PendingState() { didSet { voidQuietBits() } }
   #endif
   /// Marks the context's parts set on the object for the length of one operation, in the byte
   /// after `pending`: bit 0 while the running undo or redo has noted the object as restored,
@@ -102,7 +103,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   @exclusivity(unchecked) var dirtyIndex: Int32 = -1
   /// Observers of this object's keys; nil until the first observer is added.
   @exclusivity(unchecked) @usableFromInline final var observers: ObserverTable? {
-    didSet { quietSlots = 0 }
+    didSet { voidQuietBits() }
   }
   /// The Swift Observation registrar: joined when the object is made if its context takes part in
   /// Swift Observation (shared with up to 15 other objects of the context, each naming its slots

@@ -77,7 +77,7 @@ public final class ChangeRecorder {
   ///
   /// - Parameter context: The context to watch.
   public init(context: ObjectContext) {
-    context.link.voidQuietBits()  // every set is heard now: no set is quiet by an older test
+    context.audienceWidened()  // every set is heard now: no set is quiet by an older answer
     let id = context.center.addTap(
       edit: { [weak self] object, key, change in
         self?.append(

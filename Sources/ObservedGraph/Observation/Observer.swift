@@ -109,7 +109,7 @@ final class ObserverTable {
   /// Brings the typed list of `slot` up to date after its observers changed, and voids the
   /// owner's quiet bits (who hears a set may have changed).
   private func refresh(_ slot: Int) {
-    owner.quietSlots = 0
+    owner.voidQuietBits()
     guard slot < 64 else { return }
     let observers = bySlot[slot] ?? []
     let bit: UInt64 = 1 << UInt64(slot)
