@@ -150,7 +150,9 @@ public struct Attribute<Value: AttributeValue> {
   @inlinable @inline(never)
   static func setReporting(_ object: ManagedObject, slot: Int, _ newValue: Value) {
     let old = exchange(object, slot: slot, newValue)
-    if object.observers != nil { deliver(object, slot: slot, old: old, new: newValue) }
+    if object.observers != nil {
+      object.observers.unsafelyUnwrapped.deliverTypedSet(slot: slot, old: old, new: newValue)
+    }
   }
 
   /// A quiet set recorded in the context's undo column: the store (``exchange(_:slot:_:)``), and
@@ -182,29 +184,6 @@ public struct Attribute<Value: AttributeValue> {
       object.applyQuietStore(slot) { address.pointee = newValue }
     }
     return old
-  }
-
-  /// A typed set whose only listeners are the slot's typed observers: each gets the old and new
-  /// values in the attribute's own type, in registration order. The list is taken before the
-  /// first call, so observers a handler adds or removes do not change this delivery (as on the
-  /// whole path). Out of line, so the accessors above stay small, and specialized for `Value` in
-  /// the caller's module.
-  @inlinable @inline(__always)
-  static func deliver(_ object: ManagedObject, slot: Int, old: Value, new: Value) {
-    // The list is held for the delivery; each observer (held by the list) and its delivery (held
-    // by the observer) are borrowed, not retained around each call.
-    let observers = object.observers.unsafelyUnwrapped.typedLists[slot]
-    observers.withUnsafeBufferPointer { observers in
-      for index in observers.indices {
-        Unmanaged.passUnretained(observers[index])._withUnsafeGuaranteedRef { observer in
-          guard observer.isValid else { return }
-          // The table lists only observers registered with a `TypedDelivery` of this slot's type.
-          observer.typedUnretained.unsafelyUnwrapped._withUnsafeGuaranteedRef {
-            unsafeDowncast($0, to: TypedDelivery<Value>.self).deliver(old: old, new: new)
-          }
-        }
-      }
-    }
   }
 
   /// A typed set that takes the whole mutation path: compares, and hands both values on in held

@@ -6,6 +6,10 @@ import Observation
 /// Whom to notify is worked out in the announce phase; prior calls go out then; after the edits
 /// are applied every observer gets its call. Observers are called outside any bookkeeping, so they
 /// may change the graph, add observers or invalidate themselves.
+///
+/// A typed set whose audience is Swift Observation and the slot's typed observers (see
+/// ObjectContext+Audience.swift) has no plan to announce: after its store, the setter hands both
+/// values to ``ObserverTable/deliverTypedSet(slot:old:new:)``, the deliver phase of such a set.
 extension ObjectContext {
   /// The observers to call for one change, worked out when it is announced.
   struct Delivery {
@@ -119,5 +123,33 @@ extension ObjectContext {
   /// Objects as a to-many value: an array when ordered, a set otherwise.
   func collectionForm(_ objects: [ManagedObject], _ ordered: Bool) -> Any {
     ordered ? objects : Set(objects)
+  }
+}
+
+// MARK: Typed sets
+
+extension ObserverTable {
+  /// The deliver phase of a typed set whose only listeners are the slot's typed observers: each
+  /// gets the old and new values in the attribute's own type, in registration order — what the
+  /// whole path's deliver phase tells them, without `Any` and without a plan. The list is taken
+  /// before the first call, so observers a handler adds or removes do not change this delivery
+  /// (as on the whole path), and an observer invalidated meanwhile is skipped. Inlined into the
+  /// setter's out-of-line part, specialized for `Value` in the caller's module.
+  @inlinable @inline(__always)
+  func deliverTypedSet<Value>(slot: Int, old: Value, new: Value) {
+    // The list is held for the delivery; each observer (held by the list) and its delivery (held
+    // by the observer) are borrowed, not retained around each call.
+    let observers = typedLists[slot]
+    observers.withUnsafeBufferPointer { observers in
+      for index in observers.indices {
+        Unmanaged.passUnretained(observers[index])._withUnsafeGuaranteedRef { observer in
+          guard observer.isValid else { return }
+          // The table lists only observers registered with a `TypedDelivery` of this slot's type.
+          observer.typedUnretained.unsafelyUnwrapped._withUnsafeGuaranteedRef {
+            unsafeDowncast($0, to: TypedDelivery<Value>.self).deliver(old: old, new: new)
+          }
+        }
+      }
+    }
   }
 }
