@@ -123,6 +123,9 @@ struct Trap: Sendable, CustomTestStringConvertible {
     Trap(name: "bracket after the context is gone", message: "no longer belongs to a context"),
     Trap(name: "reserve no keys", message: "reserveKeys needs a count of at least 1"),
     Trap(name: "a store's value at an index past the entity's", message: "index 99"),
+    Trap(
+      name: "a store's value for a name the entity does not have",
+      message: "a store gave a value for 'subtitle', which entity Book does not have"),
     Trap(name: "an undo step without apply", message: "implements neither apply()"),
     Trap(name: "grow an undo step by negative bytes", message: "-8 bytes"),
     Trap(
@@ -226,6 +229,11 @@ struct Trap: Sendable, CustomTestStringConvertible {
       _ = InMemoryStore(model: BookStore.model).reserveKeys(0)
     case "a store's value at an index past the entity's":
       let context = ObjectContext(store: OutOfRangeStore(model: BookStore.model))
+      _ = try? context.fetch(FetchRequest<Book>(matching: nil))
+    case "a store's value for a name the entity does not have":
+      let store = NamedRowStore(model: BookStore.model, rows: [.init(key: 1, title: "Dune")])
+      store.attributeName = "subtitle"
+      let context = ObjectContext(store: store)
       _ = try? context.fetch(FetchRequest<Book>(matching: nil))
     case "an undo step without apply":
       let log = UndoLog()

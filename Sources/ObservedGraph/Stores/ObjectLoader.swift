@@ -4,9 +4,10 @@ import Foundation
 ///
 /// A context hands a loader to ``PersistentStore/loadObjects(_:into:)`` and
 /// ``PersistentStore/loadMembers(of:relationship:into:)-(ObjectID,_,_)``. For each row, the store calls
-/// ``beginObject(_:key:)`` and, when that returns true, gives the row's values with
-/// ``setAttribute(_:at:)`` and ``setToOne(_:entity:at:)``. No ``StoredObject`` is built: a value
-/// of a common type goes into the object's typed field as it is read.
+/// ``beginObject(_:key:)`` and, when that returns true, gives the row's values, each named by its
+/// property's name: ``setAttribute(_:forKey:)`` and ``setToOne(_:entity:forKey:)``. No
+/// ``StoredObject`` is built: a value of a common type goes into the object's typed field as it
+/// is read.
 ///
 /// The values go into faults, which stay faults until they are read; nothing is tracked,
 /// observed or recorded for undo. An object whose values are already in memory is not changed:
@@ -19,8 +20,8 @@ import Foundation
 /// func loadMembers(of id: ObjectID, relationship: String, into loader: ObjectLoader) throws {
 ///   for row in rowsOfMembers(id, relationship) {       // the store's own reading
 ///     guard loader.beginObject(bookEntity, key: row.key) else { continue }
-///     loader.setAttribute(.string(row.title), at: titleIndex)
-///     loader.setToOne(row.categoryKey, entity: categoryEntity, at: categoryIndex)
+///     loader.setAttribute(.string(row.title), forKey: "title")
+///     loader.setToOne(row.categoryKey, entity: categoryEntity, forKey: "category")
 ///   }
 /// }
 /// ```
@@ -241,12 +242,20 @@ public final class ObjectLoader {
   /// for it instead, as the SQLite store does.
   ///
   /// ```swift
-  /// loader.setAttribute(.string("Dune"), at: titleIndex)
+  /// loader.setAttribute(.string("Dune"), forKey: "title")
   /// ```
   /// - Parameters:
   ///   - value: The stored value; nil for none.
-  ///   - index: The attribute's index in the entity's ``EntityDescription/propertyNames``.
-  public func setAttribute(_ value: StoredValue?, at index: Int) {
+  ///   - key: The attribute's name in the current row's entity. A name the entity does not have
+  ///     stops the program (the store's mistake, not its data's).
+  public func setAttribute(_ value: StoredValue?, forKey key: String) {
+    guard current != nil else { return }
+    setAttribute(value, at: index(of: key))
+  }
+
+  /// ``setAttribute(_:forKey:)`` of the property at `index` of the entity's properties: the
+  /// SQLite store's rows, whose columns it laid out in that order.
+  package func setAttribute(_ value: StoredValue?, at index: Int) {
     guard let current else { return }
     let slot = slot(index)
     guard slot.kind == .attribute else { return }
@@ -264,7 +273,7 @@ public final class ObjectLoader {
 
   // A store that reads a column as one of the common types hands it over as it is: a field of that
   // type takes it in place, without a `StoredValue` on the way. Any other attribute takes it as
-  // `setAttribute(_:at:)` would, from the `StoredValue` the store would have given.
+  // `setAttribute(_:forKey:)` would, from the `StoredValue` the store would have given.
 
   /// Gives a string attribute's value of the current row, as `setAttribute(.string(text), at:)`.
   package func setString(_ text: consuming String, at index: Int) {
@@ -331,13 +340,21 @@ public final class ObjectLoader {
   /// call would have.
   ///
   /// ```swift
-  /// loader.setToOne(7, entity: categoryEntity, at: categoryIndex)
+  /// loader.setToOne(7, entity: categoryEntity, forKey: "category")
   /// ```
   /// - Parameters:
   ///   - key: The related object's key; nil for none.
   ///   - entity: The related object's entity (concrete).
-  ///   - index: The relationship's index in the entity's ``EntityDescription/propertyNames``.
-  public func setToOne(_ key: Int64?, entity: EntityDescription, at index: Int) {
+  ///   - name: The relationship's name in the current row's entity. A name the entity does not
+  ///     have stops the program (the store's mistake, not its data's).
+  public func setToOne(_ key: Int64?, entity: EntityDescription, forKey name: String) {
+    guard current != nil else { return }
+    setToOne(key, entity: entity, at: index(of: name))
+  }
+
+  /// ``setToOne(_:entity:forKey:)`` of the property at `index` of the entity's properties: the
+  /// SQLite store's rows, whose columns it laid out in that order.
+  package func setToOne(_ key: Int64?, entity: EntityDescription, at index: Int) {
     guard let current else { return }
     let slot = slot(index)
     guard slot.kind == .toOne else { return }
@@ -525,6 +542,17 @@ public final class ObjectLoader {
   /// How a property of the current entity takes a value; a store's index out of range stops the
   /// program (a store bug, not a user's data).
   @inline(__always)
+  /// The index of the current row's property named `name`.
+  private func index(of name: String) -> Int {
+    let entity = current.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.entity }
+    guard let property = entity.propertiesByName[name] else {
+      preconditionFailure(
+        "ObservedGraph: a store gave a value for '\(name)', which entity \(entity.name) does not "
+          + "have")
+    }
+    return property.slot
+  }
+
   private func slot(_ index: Int) -> Slot {
     precondition(
       index >= 0 && index < slots.count,
