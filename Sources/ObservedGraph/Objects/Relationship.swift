@@ -125,12 +125,14 @@ public struct Relationship<Value: RelationshipValue> {
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
     get {
-      Value._read(object, slot: slot(of: object, storageKeyPath), keyPath: wrappedKeyPath)
+      Value.value(
+        reading: RelationshipRead(
+          object, slot: slot(of: object, storageKeyPath), keyPath: wrappedKeyPath))
     }
     set {
       let slot = slot(of: object, storageKeyPath)
       // A to-one value is handed over as it is: no shape, no cast, no array.
-      if let target = Value._toOneTarget(of: newValue) {
+      if let target = Value.toOneTarget(of: newValue) {
         return object.writeToOne(target, slot: slot)
       }
       object.writeRelationship(Value.relationshipShape.members(newValue), slot: slot)
@@ -176,7 +178,10 @@ extension Relationship: PropertyWrapperDeclaring {
 /// A Swift type that can be the value of a ``Relationship`` property: `Optional` of an object
 /// (to-one), `Set` of objects (to-many) or `Array` of objects (ordered to-many).
 ///
-/// The library provides the three conformances; the requirement describes the shape.
+/// The library provides the three conformances. Each describes its shape
+/// (``relationshipShape``), makes its value from the relationship a typed getter reads
+/// (``value(reading:)``), and says which object a to-one value holds (``toOneTarget(of:)``),
+/// so that the typed accessors need no cast.
 public protocol RelationshipValue {
   /// The shape of the relationship a property of this type declares.
   ///
@@ -188,78 +193,115 @@ public protocol RelationshipValue {
   /// For a to-one value, the object it holds (or nil), wrapped once more; nil for a to-many value.
   ///
   /// The typed setter of a to-one relationship uses it to hand the object over without going
-  /// through ``relationshipShape``. The library's conformances implement it; a type of yours that
-  /// conformed could keep the default, `nil`.
+  /// through ``relationshipShape``. The default is nil, as for a to-many value.
   ///
   /// ```swift
-  /// Book?._toOneTarget(of: book)  // .some(book)
-  /// Set<Book>._toOneTarget(of: [])  // nil
+  /// Book?.toOneTarget(of: book)  // .some(book)
+  /// Set<Book>.toOneTarget(of: [])  // nil
   /// ```
   ///
   /// - Parameter value: A value of a relationship property.
   /// - Returns: `.some(object)` for a to-one value; nil for a to-many value.
-  static func _toOneTarget(of value: Self) -> ManagedObject??
+  static func toOneTarget(of value: Self) -> ManagedObject??
 
-  /// The value of a relationship that holds `members` (objects of the destination class): what
-  /// the typed getter returns.
+  /// The value a typed getter returns, made from the relationship it reads.
   ///
-  /// The library's conformances implement it inlinable, so that building a `Set` of a thousand
-  /// members is specialized for its element; the default goes through ``relationshipShape``.
+  /// The library's conformances read the related objects in place, without an array of them,
+  /// specialized for their element; the default makes the value with ``relationshipShape``
+  /// from ``RelationshipRead/members()``.
   ///
   /// ```swift
-  /// Set<Book>._value(of: [dune, emma])  // [dune, emma] as a Set<Book>
+  /// Set<Book>.value(reading: read)  // category.books, when `read` reads them
   /// ```
   ///
-  /// - Parameter members: The relationship's objects, in order.
+  /// - Parameter relationship: The read under way: the relationship's related objects.
   /// - Returns: The value.
-  static func _value(of members: [ManagedObject]) -> Self
-
-  /// The value the typed getter returns: reads the relationship at `slot` of `object` through
-  /// the object's read hook (a fault is fulfilled, the read is reported to Swift Observation)
-  /// and makes the value of its members.
-  ///
-  /// The library's conformances implement it inlinable and read the members in place, without
-  /// an array of them; the default calls ``_value(of:)``.
-  ///
-  /// ```swift
-  /// Set<Book>._read(category, slot: 1, keyPath: \Category.books)  // category.books
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - object: The object whose relationship is read.
-  ///   - slot: The relationship's slot in the object's entity.
-  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
-  /// - Returns: The value.
-  static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self
+  static func value(reading relationship: RelationshipRead) -> Self
 }
 
 extension RelationshipValue {
-  /// The default: the value ``relationshipShape`` makes.
+  /// The default: the value ``relationshipShape`` makes of the members.
   ///
   /// ```swift
-  /// Set<Book>._value(of: [])  // []
+  /// Set<Book>.value(reading: read)  // the members, as a set
   /// ```
   ///
-  /// - Parameter members: The relationship's objects, in order.
-  /// - Returns: The value.
-  public static func _value(of members: [ManagedObject]) -> Self {
-    relationshipShape.make(members) as! Self
-  }
-
-  /// The default: ``_value(of:)`` of the members read into an array.
-  ///
-  /// ```swift
-  /// Set<Book>._read(category, slot: 1, keyPath: \Category.books)  // category.books
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - object: The object whose relationship is read.
-  ///   - slot: The relationship's slot in the object's entity.
-  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
+  /// - Parameter relationship: The read under way.
   /// - Returns: The value.
   @inlinable
-  public static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
-    _value(of: object.readMembers(slot: slot, keyPath: keyPath))
+  public static func value(reading relationship: RelationshipRead) -> Self {
+    relationshipShape.make(relationship.members()) as! Self
+  }
+
+  /// The default: nil, as for a to-many value.
+  ///
+  /// ```swift
+  /// [Page].toOneTarget(of: pages)  // nil
+  /// ```
+  ///
+  /// - Parameter value: A value of a relationship property.
+  /// - Returns: nil.
+  public static func toOneTarget(of value: Self) -> ManagedObject?? { nil }
+}
+
+/// One read of a relationship by its typed getter, which a ``RelationshipValue`` type makes its
+/// value from. Made by the library for the length of the getter; each of its reads fulfils the
+/// object's fault and reports the read to Swift Observation, as any read of the property does.
+///
+/// ```swift
+/// static func value(reading relationship: RelationshipRead) -> Self {
+///   relationship.members().map { $0 as! Book }
+/// }
+/// ```
+public struct RelationshipRead {
+  @usableFromInline let object: ManagedObject
+  @usableFromInline let slot: Int
+  @usableFromInline let keyPath: AnyKeyPath
+
+  @inlinable
+  init(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) {
+    self.object = object
+    self.slot = slot
+    self.keyPath = keyPath
+  }
+
+  /// The related object of a to-one relationship, or nil; for a to-many relationship, its first
+  /// member.
+  ///
+  /// ```swift
+  /// relationship.relatedObject()  // book.category
+  /// ```
+  ///
+  /// - Returns: The object, or nil.
+  @inlinable
+  public func relatedObject() -> ManagedObject? {
+    object.readToOne(slot: slot, keyPath: keyPath)
+  }
+
+  /// The related objects, in order (a to-one's object, or none).
+  ///
+  /// ```swift
+  /// relationship.members()  // [dune, emma]
+  /// ```
+  ///
+  /// - Returns: The objects.
+  @inlinable
+  public func members() -> [ManagedObject] {
+    object.readMembers(slot: slot, keyPath: keyPath)
+  }
+
+  /// The related objects in order, unretained: each stays alive while the relationship holds it,
+  /// which it does for the rest of the getter. A value is made from them without an array of
+  /// retained objects on the way; take each with `takeUnretainedValue()`.
+  ///
+  /// ```swift
+  /// relationship.memberReferences().map { $0.takeUnretainedValue() as! Page }
+  /// ```
+  ///
+  /// - Returns: The objects, unretained.
+  @inlinable
+  public func memberReferences() -> ContiguousArray<Unmanaged<ManagedObject>> {
+    object.readMemberReferences(slot: slot, keyPath: keyPath)
   }
 }
 
@@ -283,56 +325,28 @@ public struct RelationshipShape: Sendable, CustomStringConvertible {
   }
 }
 
-extension RelationshipValue {
-  /// The default: nil, as for a to-many value.
-  ///
-  /// ```swift
-  /// [Page]._toOneTarget(of: pages)  // nil
-  /// ```
-  ///
-  /// - Parameter value: A value of a relationship property.
-  /// - Returns: nil.
-  public static func _toOneTarget(of value: Self) -> ManagedObject?? { nil }
-}
-
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
   /// The object the value holds, or nil, wrapped once more: a to-one value.
   ///
   /// ```swift
-  /// Book?._toOneTarget(of: nil)  // .some(nil)
+  /// Book?.toOneTarget(of: nil)  // .some(nil)
   /// ```
   ///
   /// - Parameter value: A to-one value.
   /// - Returns: `.some(value)`.
-  public static func _toOneTarget(of value: Self) -> ManagedObject?? { .some(value) }
-
-  /// The first member, or nil.
-  ///
-  /// ```swift
-  /// Book?._value(of: [dune])  // dune
-  /// ```
-  ///
-  /// - Parameter members: The relationship's object, if any.
-  /// - Returns: It, as the wrapped class.
-  @inlinable
-  public static func _value(of members: [ManagedObject]) -> Self {
-    members.first.map { unsafeDowncast($0, to: Wrapped.self) }
-  }
+  public static func toOneTarget(of value: Self) -> ManagedObject?? { .some(value) }
 
   /// The related object, read without an array.
   ///
   /// ```swift
-  /// Optional<Category>._read(book, slot: 2, keyPath: \Book.category)  // book.category
+  /// Category?.value(reading: read)  // book.category
   /// ```
   ///
-  /// - Parameters:
-  ///   - object: The object whose relationship is read.
-  ///   - slot: The relationship's slot in the object's entity.
-  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
+  /// - Parameter relationship: The read under way.
   /// - Returns: The related object, or nil.
   @inlinable
-  public static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
-    object.readToOne(slot: slot, keyPath: keyPath).map { unsafeDowncast($0, to: Wrapped.self) }
+  public static func value(reading relationship: RelationshipRead) -> Self {
+    relationship.relatedObject().map { unsafeDowncast($0, to: Wrapped.self) }
   }
 
   /// To-one: nil or one object of the wrapped class.
@@ -345,35 +359,17 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
-  /// The set of the members.
-  ///
-  /// ```swift
-  /// Set<Book>._value(of: [dune])  // [dune]
-  /// ```
-  ///
-  /// - Parameter members: The relationship's objects.
-  /// - Returns: Them as a set of the element class.
-  @inlinable
-  public static func _value(of members: [ManagedObject]) -> Self {
-    var set = Self(minimumCapacity: members.count)
-    for member in members { set.insert(unsafeDowncast(member, to: Element.self)) }
-    return set
-  }
-
   /// The set of the members, read in place.
   ///
   /// ```swift
-  /// Set<Book>._read(category, slot: 1, keyPath: \Category.books)  // category.books
+  /// Set<Book>.value(reading: read)  // category.books
   /// ```
   ///
-  /// - Parameters:
-  ///   - object: The object whose relationship is read.
-  ///   - slot: The relationship's slot in the object's entity.
-  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
+  /// - Parameter relationship: The read under way.
   /// - Returns: The members as a set of the element class.
   @inlinable
-  public static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
-    let references = object.readMemberReferences(slot: slot, keyPath: keyPath)
+  public static func value(reading relationship: RelationshipRead) -> Self {
+    let references = relationship.memberReferences()
     var set = Self(minimumCapacity: references.count)
     for reference in references {
       set.insert(unsafeDowncast(reference.takeUnretainedValue(), to: Element.self))
@@ -391,33 +387,17 @@ extension Set: RelationshipValue where Element: ManagedObject {
 }
 
 extension Array: RelationshipValue where Element: ManagedObject {
-  /// The members, in order.
-  ///
-  /// ```swift
-  /// [Page]._value(of: [first, second])  // [first, second]
-  /// ```
-  ///
-  /// - Parameter members: The relationship's objects, in order.
-  /// - Returns: Them as an array of the element class.
-  @inlinable
-  public static func _value(of members: [ManagedObject]) -> Self {
-    members.map { unsafeDowncast($0, to: Element.self) }
-  }
-
   /// The members in order, read in place.
   ///
   /// ```swift
-  /// [Page]._read(book, slot: 3, keyPath: \Book.pages)  // book.pages
+  /// [Page].value(reading: read)  // book.pages
   /// ```
   ///
-  /// - Parameters:
-  ///   - object: The object whose relationship is read.
-  ///   - slot: The relationship's slot in the object's entity.
-  ///   - keyPath: The key path of the relationship's typed property, for Swift Observation.
+  /// - Parameter relationship: The read under way.
   /// - Returns: The members as an array of the element class.
   @inlinable
-  public static func _read(_ object: ManagedObject, slot: Int, keyPath: AnyKeyPath) -> Self {
-    object.readMemberReferences(slot: slot, keyPath: keyPath).map {
+  public static func value(reading relationship: RelationshipRead) -> Self {
+    relationship.memberReferences().map {
       unsafeDowncast($0.takeUnretainedValue(), to: Element.self)
     }
   }
