@@ -212,8 +212,7 @@ final class TypedAttributeColumn<Value: AttributeValue>: AttributeColumn {
       // The entity's field at an entry's slot is an `Attribute<Value>`'s: the entry was recorded
       // by its typed setter.
       let offset = object.entity.fields[slot].unsafelyUnwrapped.offset
-      let address = (Unmanaged.passUnretained(object).toOpaque() + offset)
-        .assumingMemoryBound(to: Value.self)
+      let address = FieldAddress.of(Value.self, in: Unmanaged.passUnretained(object), at: offset)
       let old = address.pointee
       let new = values[place]
       guard old != new else { continue }

@@ -171,8 +171,7 @@ public struct Attribute<Value: AttributeValue> {
   @inlinable @inline(__always)
   static func exchange(_ object: ManagedObject, slot: Int, _ newValue: Value) -> Value {
     let offset = object.entity.fields[slot].unsafelyUnwrapped.offset
-    let address = (Unmanaged.passUnretained(object).toOpaque() + offset)
-      .assumingMemoryBound(to: Value.self)
+    let address = FieldAddress.of(Value.self, in: Unmanaged.passUnretained(object), at: offset)
     let old = address.pointee
     if object.registrar == nil {
       object.link.unsafelyUnwrapped.generation &+= 1

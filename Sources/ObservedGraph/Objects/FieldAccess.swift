@@ -149,7 +149,26 @@ final class TypedFieldAccess<Value: AttributeValue>: FieldAccess {
   /// The field in `object`: valid while the object is alive (the caller holds it).
   @inlinable
   func address(in object: ManagedObject) -> UnsafeMutablePointer<Value> {
-    (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: Value.self)
+    FieldAddress.of(Value.self, in: Unmanaged.passUnretained(object), at: offset)
+  }
+}
+
+/// The one computation of a wrapper's field address in an object: the object's address plus the
+/// byte offset the model found for the field when it was built (``FieldLayout``, checked there
+/// against the class's layout). Every typed read and write of a wrapper's field in place goes
+/// through it: the field accesses, the typed setter's store (`Attribute.exchange`), the replay
+/// of an undo column and the loader's typed values.
+///
+/// The address is valid while the object is alive, which the caller guarantees for the length
+/// of its use (it holds the object, or the object's owner does); `Value` must be the type stored
+/// at that offset, which the field access of that offset says.
+@usableFromInline
+enum FieldAddress {
+  @inlinable @inline(__always)
+  static func of<Value>(
+    _ type: Value.Type, in object: Unmanaged<ManagedObject>, at offset: Int
+  ) -> UnsafeMutablePointer<Value> {
+    (object.toOpaque() + offset).assumingMemoryBound(to: Value.self)
   }
 }
 
@@ -277,7 +296,7 @@ enum RelationshipFields {
   private static func keyAddress(
     in object: Unmanaged<ManagedObject>, at keyOffset: Int
   ) -> UnsafeMutablePointer<LoadedKeyOrCounts> {
-    (object.toOpaque() + keyOffset).assumingMemoryBound(to: LoadedKeyOrCounts.self)
+    FieldAddress.of(LoadedKeyOrCounts.self, in: object, at: keyOffset)
   }
 
   /// The wrapper's related object or collection in `object`.
@@ -285,7 +304,7 @@ enum RelationshipFields {
   private static func targetAddress(
     in object: Unmanaged<ManagedObject>, at offset: Int
   ) -> UnsafeMutablePointer<AnyObject?> {
-    (object.toOpaque() + offset).assumingMemoryBound(to: AnyObject?.self)
+    FieldAddress.of(AnyObject?.self, in: object, at: offset)
   }
 
   /// What the field holds: the related object (made now if a load named it by its key only),

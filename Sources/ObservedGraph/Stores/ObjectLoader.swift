@@ -324,11 +324,10 @@ public final class ObjectLoader {
   /// Writes a value into the typed field of a slot whose direct type is `T`'s.
   @inline(__always)
   private func put<T>(_ value: consuming T, in object: Unmanaged<ManagedObject>, _ slot: Slot) {
-    let raw = object.toOpaque() + slot.offset
     if slot.optional {
-      raw.assumingMemoryBound(to: T?.self).pointee = value
+      FieldAddress.of(T?.self, in: object, at: slot.offset).pointee = value
     } else {
-      raw.assumingMemoryBound(to: T.self).pointee = value
+      FieldAddress.of(T.self, in: object, at: slot.offset).pointee = value
     }
   }
 
