@@ -19,6 +19,45 @@ final class ChangeTracker {
     dirty.append(object)
   }
 
+  /// An object inserted (or deleted and saved, and brought back by undo): flagged, and held until
+  /// the save.
+  func noteInserted(_ object: ManagedObject) {
+    object.isInsertedFlag = true
+    noteDirty(object)
+  }
+
+  /// An object deleted: flagged, and held until the save.
+  func noteDeleted(_ object: ManagedObject) {
+    object.isDeletedFlag = true
+    noteDirty(object)
+  }
+
+  /// An object whose delete was undone: no longer flagged (it stays held while it has other
+  /// changes; see ``forgetIfClean(_:)``).
+  func noteUndeleted(_ object: ManagedObject) {
+    object.isDeletedFlag = false
+  }
+
+  /// An object brought back from its snapshot by undo, as it left: deleted (its deletion was
+  /// saved), or not (its insertion was undone).
+  func noteLeft(_ object: ManagedObject, deleted: Bool) {
+    object.isDeletedFlag = deleted
+  }
+
+  /// Drops an object's tracked changes (it turns into a fault with its committed values back),
+  /// and stops holding it if nothing else is unsaved.
+  func forgetChanges(of object: ManagedObject) {
+    object.changes.removeAll()
+    forgetIfClean(object)
+  }
+
+  /// Keeps `value` as the committed value of a slot tracked as changed: the store holds it now
+  /// (a refresh that merges changes read it).
+  func setCommittedValue(_ value: SnapshotValue, of object: ManagedObject, _ slot: Int) {
+    assert(object.changes.contains(slot))
+    object.changes.originals[slot] = value
+  }
+
   /// Takes an object out of the list: the last one takes its place.
   private func removeDirty(_ object: ManagedObject) {
     let index = Int(object.dirtyIndex)

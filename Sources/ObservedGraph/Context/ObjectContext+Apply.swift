@@ -174,21 +174,18 @@ extension ObjectContext {
     switch change {
     case .insert:
       registry.register(object)
-      object.isInsertedFlag = true
-      tracker.noteDirty(object)
+      tracker.noteInserted(object)
     case .uninsert:
       registry.detach(object)
       tracker.forget(object)
     case .delete:
-      object.isDeletedFlag = true
-      tracker.noteDirty(object)
+      tracker.noteDeleted(object)
     case .undelete:
-      object.isDeletedFlag = false
+      tracker.noteUndeleted(object)
       if object.lifecycle == .detached {
         // Deleted and saved: the store no longer has it, so it comes back as a new insert.
         registry.register(object)
-        object.isInsertedFlag = true
-        tracker.noteDirty(object)
+        tracker.noteInserted(object)
       }
     }
     center.notePending(change, object)

@@ -131,8 +131,7 @@ extension ObjectContext {
       log?.disableRegistration()
       for change in changes { restoreWithInverses(change, of: object) }
       if let log { try? log.enableRegistration() }
-      object.changes.removeAll()
-      tracker.forgetIfClean(object)
+      tracker.forgetChanges(of: object)
     }
     object.willTurnIntoFault()
     dropValues(of: object)
@@ -182,7 +181,7 @@ extension ObjectContext {
     for property in object.entity.properties where !property.isRelationship {
       guard case .attribute(let value) = stored.properties[property.slot] else { continue }
       if object.changes.contains(property.slot) {
-        object.changes.originals[property.slot] = .attribute(value)
+        tracker.setCommittedValue(.attribute(value), of: object, property.slot)
       } else {
         changes.append(
           .attribute(object.objectID, slot: property.slot, value: value, before: .unchanged))

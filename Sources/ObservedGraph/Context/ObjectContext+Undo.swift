@@ -304,7 +304,7 @@ extension ObjectContext {
       object.fill(held, at: value.slot)
     }
     // It left as a deleted object (its deletion was saved) or as an undone insert.
-    object.isDeletedFlag = change == .undelete
+    tracker.noteLeft(object, deleted: change == .undelete)
     registry.detach(object)
     return object
   }

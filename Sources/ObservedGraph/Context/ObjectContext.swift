@@ -246,14 +246,7 @@ public final class ObjectContext {
 
   /// A new instance for the key of an identifier of this context's store, not yet registered.
   func makeObject(_ entity: EntityDescription, key: Int64) -> ManagedObject {
-    let object = entity.objectClass.init(ObjectBootstrap(entity: entity, link: link, key: key))
-    // Each wrapper gets its slot now, not on first use (see `EntityDescription.wrapperSlots`).
-    let base = Unmanaged.passUnretained(object).toOpaque()
-    for (offset, slot) in entity.wrapperSlots {
-      (base + offset).storeBytes(of: slot, as: Int32.self)
-    }
-    object.lifecycle = .detached
-    return object
+    ObjectRegistry.makeObject(entity, key: key, link: link)
   }
 
   // MARK: Looking up

@@ -167,6 +167,21 @@ final class ObjectRegistry {
   /// Every registered object.
   var registeredObjects: [ManagedObject] { registered.values.map(\.object) }
 
+  /// Makes an object of `entity` with `key` on `link`, not registered: detached until
+  /// ``register(_:)`` or ``registerNew(_:)`` takes it in. Each wrapper gets its slot now, not on
+  /// first use (see `EntityDescription.wrapperSlots`).
+  static func makeObject(_ entity: EntityDescription, key: Int64, link: ContextLink)
+    -> ManagedObject
+  {
+    let object = entity.objectClass.init(ObjectBootstrap(entity: entity, link: link, key: key))
+    let reference = Unmanaged.passUnretained(object)
+    for (offset, slot) in entity.wrapperSlots {
+      FieldAddress.of(Int32.self, in: reference, at: offset).pointee = slot
+    }
+    object.lifecycle = .detached
+    return object
+  }
+
   /// Registers an object: it becomes part of the context.
   func register(_ object: ManagedObject) {
     object.lifecycle = .registered

@@ -137,14 +137,8 @@ enum KeyPathNames {
   private static func scratchObject(
     _ entity: EntityDescription, link: ContextLink, depth: Int, made: inout Int
   ) -> ManagedObject {
-    let object = entity.objectClass.init(ObjectBootstrap(entity: entity, link: link, key: 0))
+    let object = ObjectRegistry.makeObject(entity, key: 0, link: link)
     made += 1
-    // Each wrapper gets its slot now, as `ObjectContext.makeObject(_:key:)` does.
-    let base = Unmanaged.passUnretained(object).toOpaque()
-    for (offset, slot) in entity.wrapperSlots {
-      (base + offset).storeBytes(of: slot, as: Int32.self)
-    }
-    object.lifecycle = .detached
     guard depth > 0 else { return object }
     for property in entity.relationshipProperties where !property.isToMany {
       guard let destination = property.destination, made < scratchLimit,
