@@ -460,7 +460,7 @@ struct ReleasingTests {
       #expect(weakDune?.category === fiction, "each book holds its category")
     }
     // The context keeps the last loaded relationships' members alive; forget them.
-    context.recentlyLoaded.removeAll()
+    context.faulting.recentlyLoaded.removeAll()
     #expect(weakDune == nil && weakFiction == nil, "the category and its books are freed")
     #expect(!context.registeredObjects.contains { $0.objectID == ids[1] })
     _ = store
@@ -475,7 +475,7 @@ struct ReleasingTests {
       let books = fiction.books
       weakEmma = books.first { $0.objectID == ids[2] }
     }
-    context.recentlyLoaded.removeAll()
+    context.faulting.recentlyLoaded.removeAll()
     #expect(weakEmma == nil, "Emma was held by nobody")
     let loads = store.memberLoads.count
     let again = fiction.books
@@ -495,7 +495,7 @@ struct ReleasingTests {
       added.title = "New"
       added.category = fiction  // fiction.books now has an unsaved change
     }
-    context.recentlyLoaded.removeAll()
+    context.faulting.recentlyLoaded.removeAll()
     #expect(weakEmma != nil, "kept: the store does not have the relationship as it is now")
     let loads = store.memberLoads.count
     #expect(fiction.books.count == 3)
@@ -511,12 +511,12 @@ extension ReleasingTests {
     let context = container.newContext()
     let fiction = try #require(context.object(with: ids[0]) as? BookCategory)
     _ = fiction.books.count
-    context.recentlyLoaded.removeAll()
+    context.faulting.recentlyLoaded.removeAll()
     let loads = store.memberLoads.count
     let books = try #require(try fiction.value(forKey: "books") as? Set<ManagedObject>)
     #expect(Set(books.map(\.objectID)) == [ids[1], ids[2]])
     #expect(store.memberLoads.count == loads + 1, "loaded again, as the typed getter does")
-    context.recentlyLoaded.removeAll()
+    context.faulting.recentlyLoaded.removeAll()
     let path = try #require(try fiction.value(forKeyPath: "books.title") as? Set<String>)
     #expect(path == ["Dune", "Emma"])
   }

@@ -19,11 +19,12 @@ extension ObjectContext {
     fault(for: id, batchable: true)
   }
 
-  /// A fault; a batchable one waits in ``pendingFaults`` to be loaded with the next fault that
-  /// is read (a fault whose values come right away, from a to-many's rows, is not batchable).
+  /// A fault; a batchable one waits in ``FaultingState/pendingFaults`` to be loaded with the
+  /// next fault that is read (a fault whose values come right away, from a to-many's rows, is
+  /// not batchable).
   func fault(for id: ObjectID, batchable: Bool) -> ManagedObject? {
     guard store != nil, id.storeIdentifier == registry.storeIdentifier,
-      let entity = faultEntity(named: id.entityName)
+      let entity = faulting.entity(named: id.entityName, in: model)
     else { return nil }
     return fault(entity, key: id.key, batchable: batchable)
   }
@@ -44,7 +45,7 @@ extension ObjectContext {
     let object = makeObject(entity, key: key)
     object.isFaultFlag = true
     registry.registerNew(object)
-    if batchable && faultBatchSize > 1 { pendingFaults.append(key) }
+    if batchable && faultBatchSize > 1 { faulting.notePendingFault(key) }
     return object
   }
 
@@ -74,7 +75,7 @@ extension ObjectContext {
       // another store on the file saved with a key this context gave out past its store's
       // reserved block (see `SQLiteStore.Options.keyBlockSize`). Refused, never mixed up.
       if object.isInsertedFlag {
-        if notingConflict && loadConflict == nil { loadConflict = object }
+        if notingConflict { faulting.noteLoadConflict(object) }
         return .some(nil)
       }
       return object.entity === entity ? object : nil
@@ -102,36 +103,17 @@ extension ObjectContext {
   /// batch size of the fetch that made `object`, see ``FetchRequest/fetchBatchSize``), oldest
   /// first, that are still faults without values; the ones passed over leave the list.
   private func batch(with object: ManagedObject) -> [ManagedObject] {
-    var limit = faultBatchSize
-    if !fetchBatchSizes.isEmpty, let size = fetchBatchSizes.removeValue(forKey: object.objectKey) {
-      limit = size
-    }
+    let limit = faulting.takeFetchBatchSize(of: object.objectKey) ?? faultBatchSize
     var batch: [ManagedObject] = []
-    while batch.count < limit - 1, pendingFaultsStart < pendingFaults.count {
-      let key = pendingFaults[pendingFaultsStart]
-      pendingFaultsStart += 1
+    while batch.count < limit - 1, let key = faulting.takePendingFault() {
       guard key != object.objectKey, let other = registry.registeredObject(key: key),
         other.isFaultFlag, other.marks & ManagedObject.prefilledMark == 0
       else { continue }
       batch.append(other)
-      if !fetchBatchSizes.isEmpty { fetchBatchSizes[key] = nil }
+      _ = faulting.takeFetchBatchSize(of: key)
     }
-    if pendingFaultsStart == pendingFaults.count {
-      pendingFaults.removeAll(keepingCapacity: true)
-      pendingFaultsStart = 0
-    } else if pendingFaultsStart > 4_096 && pendingFaultsStart * 2 > pendingFaults.count {
-      pendingFaults.removeFirst(pendingFaultsStart)
-      pendingFaultsStart = 0
-    }
+    faulting.dropTakenFaults()
     return batch
-  }
-
-  /// The entity of a name, the last one asked for kept: faults come in runs of one entity (the
-  /// members of a to-many).
-  private func faultEntity(named name: String) -> EntityDescription? {
-    if let last = lastFaultEntity, last.name == name { return last }
-    lastFaultEntity = model.entity(named: name)
-    return lastFaultEntity
   }
 
   /// Loads a fault's values. Nothing is tracked, observed or recorded. Its to-many
@@ -184,30 +166,21 @@ extension ObjectContext {
   /// Runs a load with the context's loader (a new one when a load is already under way); when
   /// the load fails, the objects it began are left without values.
   func withLoader<T>(_ body: (ObjectLoader) throws -> T) throws -> T {
-    let loader: ObjectLoader
-    if let idle = idleLoader {
-      loader = idle
-      idleLoader = nil
-    } else {
-      loader = ObjectLoader(context: self)
-    }
-    loader.readsKeptOwners = faultsKeepOwnerKeys
+    let loader = faulting.startLoad() ?? ObjectLoader(context: self)
+    loader.readsKeptOwners = faulting.faultsKeepOwnerKeys
     let result: T
     var checks: [ObjectLoader.OwnerCheck] = []
     do {
       defer {
         checks = loader.ownerChecks
         loader.reset()
-        idleLoader = loader
+        faulting.endLoad(leaving: loader)
       }
       do {
         result = try body(loader)
-        if let conflict = loadConflict {
-          loadConflict = nil
-          throw keyConflict(conflict)
-        }
+        if let conflict = faulting.takeLoadConflict() { throw keyConflict(conflict) }
       } catch {
-        loadConflict = nil
+        _ = faulting.takeLoadConflict()
         loader.abandon()
         throw error
       }
@@ -234,20 +207,6 @@ extension ObjectContext {
       reason: "the fault \(id) cannot be fulfilled: its store has no such object")
   }
 
-  /// Keeps the members of the last ``recentlyLoadedLimit`` loaded to-many relationships alive.
-  private func keepRecentlyLoaded(_ members: [ManagedObject]) {
-    guard !members.isEmpty else { return }
-    if recentlyLoaded.count < Self.recentlyLoadedLimit {
-      recentlyLoaded.append(members)
-    } else {
-      recentlyLoaded[recentlyLoadedNext] = members
-    }
-    recentlyLoadedNext = (recentlyLoadedNext + 1) % Self.recentlyLoadedLimit
-  }
-
-  /// How many loaded to-many relationships keep their members alive.
-  static let recentlyLoadedLimit = 8
-
   /// Puts a to-many relationship's members in an object's slot.
   func putMembers(_ objects: [ManagedObject], in object: ManagedObject, _ property: Property) {
     // A store gives each member once, and mostly in the order of their keys (then this check is
@@ -263,7 +222,7 @@ extension ObjectContext {
       members.isEmpty
       ? nil : ObjectCollection(loaded: members, ordered: property.isOrdered, registry: registry)
     object.fill(collection, at: property.slot)
-    keepRecentlyLoaded(members)
+    faulting.keepRecentlyLoaded(members)
   }
 }
 

@@ -135,7 +135,7 @@ extension ObjectContext {
         }
       }
     }
-    fetchTouch = touched
+    faulting.fetchTouch = touched
   }
 
   /// What a request asks of the store, and the objects with unsaved changes of its entities
@@ -177,9 +177,9 @@ extension ObjectContext {
   private func noteBatchSize(_ size: Int, of objects: [ManagedObject]) {
     for object in objects
     where object.isFaultFlag && object.marks & ManagedObject.prefilledMark == 0 {
-      fetchBatchSizes[object.objectKey] = size
+      faulting.noteFetchBatchSize(size, of: object.objectKey)
       // Waiting in the batch list already, unless the context batches nothing itself.
-      if faultBatchSize <= 1 { pendingFaults.append(object.objectKey) }
+      if faultBatchSize <= 1 { faulting.notePendingFault(object.objectKey) }
     }
   }
 
@@ -280,13 +280,13 @@ extension ObjectContext {
   func fetchedObjects(_ property: FetchedPropertyDescription, of object: ManagedObject) throws
     -> [ManagedObject]
   {
-    if let kept = fetchedResults[object.objectKey]?[property.name] { return kept }
+    if let kept = faulting.fetchedResult(property.name, of: object.objectKey) { return kept }
     let request = FetchRequest<ManagedObject>(
       entityName: property.destination,
       predicate: property.predicate.substituting(["FETCH_SOURCE": object]),
       sortDescriptors: property.sortDescriptors)
     let objects = try fetch(request)
-    fetchedResults[object.objectKey, default: [:]][property.name] = objects
+    faulting.keepFetchedResult(objects, property.name, of: object.objectKey)
     return objects
   }
 }

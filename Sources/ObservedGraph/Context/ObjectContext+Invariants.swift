@@ -65,7 +65,8 @@ extension ObjectContext {
   /// Traps with a message if the context is inconsistent: a live object's relationship whose other
   /// side does not point back, an object held twice by a to-many relationship, a deleted object
   /// that still has relationships, a registry entry that disagrees with its object, a dirty object
-  /// with nothing to save, a pending-news list out of order.
+  /// with nothing to save, a pending-news list out of order, a list of pending faults or of
+  /// recently loaded members out of its bounds, a load conflict kept with no load under way.
   ///
   /// Tests call it directly; while full checks are on, it runs after saves, rollbacks and
   /// refreshes, and the graph part of it every 64 changes.
@@ -75,6 +76,7 @@ extension ObjectContext {
     tracker.checkInvariants()
     center.checkInvariants()
     recorder.checkInvariants()
+    faulting.checkInvariants()
     checkGraph(registry.registeredObjects)
   }
 

@@ -107,7 +107,7 @@ extension ObjectContext {
   /// - Complexity: O(*p*) in the object's properties, plus, with `mergeChanges` true, one load
   ///   from the store; taking back changed relationships costs what setting them costs.
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
-    if object.link === link { fetchedResults[object.objectKey] = nil }
+    if object.link === link { faulting.forgetFetchedResults(of: object.objectKey) }
     if object.isFaultFlag, object.marks & ManagedObject.prefilledMark != 0, object.link === link {
       // A fault whose values a to-many load put in place: they go, it loads them when read.
       object.marks &= ~ManagedObject.prefilledMark

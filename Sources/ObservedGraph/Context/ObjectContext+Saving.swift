@@ -129,9 +129,7 @@ extension ObjectContext {
     center.discardPending()
     brackets.removeAll()
     recorder.didReset()
-    fetchedResults.removeAll()
-    fetchBatchSizes.removeAll()
-    faultsKeepOwnerKeys = false
+    faulting.removeAll()
   }
 }
 

@@ -19,8 +19,9 @@ import UndoLog
 ///
 /// A context is made of owned parts, each with its own invariant checks: the object registry
 /// (identifiers, which objects are held strongly), the change tracker (what a save writes), the
-/// observer center (who listens) and the undo recorder (steps into the ``undoLog``). Every change
-/// goes through one mutation path; see Docs/Architecture.md.
+/// observer center (who listens), the undo recorder (steps into the ``undoLog``) and the faulting
+/// state (faults waiting to load, recently loaded members, the idle loader, fetched properties'
+/// results). Every change goes through one mutation path; see Docs/Architecture.md.
 public final class ObjectContext {
   /// The model the context's objects follow.
   public let model: ObjectModel
@@ -34,39 +35,13 @@ public final class ObjectContext {
   let center = ObserverCenter()
   /// Undo steps.
   let recorder: UndoRecorder
-  /// Keys of faults made without values, oldest first from `pendingFaultsStart`: the next fault
-  /// read loads some of them with it (see ``faultBatchSize``).
-  @exclusivity(unchecked) var pendingFaults: [Int64] = []
-  @exclusivity(unchecked) var pendingFaultsStart = 0
-  /// The members of the last loaded to-many relationships, kept alive (see
-  /// `keepRecentlyLoaded(_:)`), and where the next goes.
-  @exclusivity(unchecked) var recentlyLoaded: [[ManagedObject]] = []
-  @exclusivity(unchecked) var recentlyLoadedNext = 0
-  /// The entity of the last fault made (see `faultEntity(named:)`).
-  @exclusivity(unchecked) var lastFaultEntity: EntityDescription?
+  /// Faulting and loading: pending faults, recently loaded members, the idle loader, load
+  /// conflicts, fetch batch sizes, fetched properties' results.
+  @exclusivity(unchecked) var faulting = FaultingState()
   /// Who hears the context's saves.
   var saveSubscribers = SaveSubscribers()
-  /// Where ``fulfilFetched(_:)`` leaves what it read ahead, so that the reads are kept.
-  @exclusivity(unchecked) var fetchTouch: UInt8 = 0
-  /// The loader the next load from the store uses (see ``ObjectLoader``); nil while one is
-  /// under way.
-  @exclusivity(unchecked) var idleLoader: ObjectLoader?
-  /// An object inserted in this context whose key a row of the load under way also holds (see
-  /// ``objectForLoad(_:key:batchable:notingConflict:)``): the load throws `duplicateObject` when
-  /// it ends.
-  var loadConflict: ManagedObject?
-  /// The batch size of the fetch that made a fault without values, by its key, when it is not
-  /// ``faultBatchSize`` (see ``FetchRequest/fetchBatchSize``).
-  var fetchBatchSizes: [Int64: Int] = [:]
-  /// The results of fetched properties, by object key and property name, kept until the object
-  /// is refreshed or the context reset.
-  var fetchedResults: [Int64: [String: [ManagedObject]]] = [:]
   /// How many ``performAction(_:_:)`` bodies are running: an action inside another joins it.
   var actionDepth = 0
-  /// Whether a fault made again (``refresh(_:mergeChanges:)``) may keep the key of the object a
-  /// to-one named: loads then read it (see ``ObjectLoader/readsKeptOwners``). Cleared by
-  /// ``reset()``.
-  var faultsKeepOwnerKeys = false
   /// The objects whose delete is taking its path (innermost last): deleting one of them again,
   /// from an observer of its delete's changes, does nothing (see ``delete(_:)``).
   var deletesUnderWay: [ObjectIdentifier] = []

@@ -372,7 +372,7 @@ extension ManagedObject {
     }
     RelationshipFields.storeKey(
       key, in: Unmanaged.passUnretained(self), at: offset, keyOffset: keyOffset)
-    link?.context?.faultsKeepOwnerKeys = true
+    link?.context?.faulting.faultsKeepOwnerKeys = true
   }
 
   /// Whether a to-many's members may be in memory: it holds a collection that is not a to-many

@@ -79,7 +79,7 @@ public final class ObjectLoader {
   /// Whether the store's model is the context's: its entities are the context's then.
   private let sharesModel: Bool
   /// Whether some fault of the context keeps the key of the object a to-one named before its
-  /// values were dropped (``ObjectContext/faultsKeepOwnerKeys``): set for each load.
+  /// values were dropped (``FaultingState/faultsKeepOwnerKeys``): set for each load.
   var readsKeptOwners = false
   /// The address of ``ObjectCollection/unloaded``, the to-many fault's sentinel.
   private let unloadedAddress = UnsafeRawPointer(
