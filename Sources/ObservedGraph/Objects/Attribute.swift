@@ -151,7 +151,7 @@ public struct Attribute<Value: AttributeValue> {
   static func setReporting(_ object: ManagedObject, slot: Int, _ newValue: Value) {
     let old = exchange(object, slot: slot, newValue)
     if object.observers != nil {
-      object.observers.unsafelyUnwrapped.deliverTypedSet(slot: slot, old: old, new: newValue)
+      ObserverTable.deliverTypedSet(of: object, slot: slot, old: old, new: newValue)
     }
   }
 

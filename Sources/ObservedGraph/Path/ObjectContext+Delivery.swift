@@ -9,7 +9,7 @@ import Observation
 ///
 /// A typed set whose audience is Swift Observation and the slot's typed observers (see
 /// ObjectContext+Audience.swift) has no plan to announce: after its store, the setter hands both
-/// values to ``ObserverTable/deliverTypedSet(slot:old:new:)``, the deliver phase of such a set.
+/// values to ``ObserverTable/deliverTypedSet(of:slot:old:new:)``, the deliver phase of such a set.
 extension ObjectContext {
   /// The observers to call for one change, worked out when it is announced.
   struct Delivery {
@@ -135,11 +135,15 @@ extension ObserverTable {
   /// before the first call, so observers a handler adds or removes do not change this delivery
   /// (as on the whole path), and an observer invalidated meanwhile is skipped. Inlined into the
   /// setter's out-of-line part, specialized for `Value` in the caller's module.
+  ///
+  /// Static, and given the object: the table is reached through the object's field and never
+  /// retained. Observation tokens refer to it weakly, which gives it a side table, and each
+  /// retain and release of it would go through the runtime's slow path.
   @inlinable @inline(__always)
-  func deliverTypedSet<Value>(slot: Int, old: Value, new: Value) {
+  static func deliverTypedSet<Value>(of object: ManagedObject, slot: Int, old: Value, new: Value) {
     // The list is held for the delivery; each observer (held by the list) and its delivery (held
     // by the observer) are borrowed, not retained around each call.
-    let observers = typedLists[slot]
+    let observers = object.observers.unsafelyUnwrapped.typedLists[slot]
     observers.withUnsafeBufferPointer { observers in
       for index in observers.indices {
         Unmanaged.passUnretained(observers[index])._withUnsafeGuaranteedRef { observer in
