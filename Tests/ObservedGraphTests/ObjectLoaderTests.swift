@@ -37,9 +37,8 @@ struct ObjectLoaderTests {
 }
 
 /// A store whose fetch reads its own rows of books and gives each value by name
-/// (`ObjectLoader.setAttribute(_:forKey:)`, `setToOne(_:entity:forKey:)`); everything else is an
-/// empty in-memory store's.
-final class NamedRowStore: PersistentStore {
+/// (`ObjectLoader.setAttribute(_:forKey:)`, `setToOne(_:entity:forKey:)`).
+final class NamedRowStore: RowStore {
   struct Row {
     var key: Int64
     var title: String
@@ -48,28 +47,16 @@ final class NamedRowStore: PersistentStore {
     var category: Int64? = nil
   }
 
-  let base: InMemoryStore
   var rows: [Row]
   /// The name the rows' titles are given under (a test of a wrong name changes it).
   var attributeName = "title"
 
   init(model: ObjectModel, rows: [Row]) {
-    base = InMemoryStore(model: model)
     self.rows = rows
+    super.init(model: model)
   }
 
-  var identifier: UUID { base.identifier }
-  var model: ObjectModel { base.model }
-  var metadata: [String: String] { base.metadata }
-  var isClosed: Bool { base.isClosed }
-  func close() throws { try base.close() }
-  func reserveKeys(_ count: Int) -> Range<Int64> { base.reserveKeys(count) }
-  func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] { try base.loadObjects(ids) }
-  func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
-    try base.loadMembers(of: id, relationship: relationship)
-  }
-  func save(_ changes: StoreChanges) throws { try base.save(changes) }
-  func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
+  override func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
     let book = model.entitiesByName["Book"]!
     let category = model.entitiesByName["BookCategory"]!
     for row in rows where loader.beginObject(book, key: row.key) {

@@ -63,23 +63,8 @@ final class FragileHolder: ManagedObject {
 struct InertStep: UndoStep {}
 
 /// A store that gives the loader a value at a property index its entity does not have.
-final class OutOfRangeStore: PersistentStore {
-  let base: InMemoryStore
-
-  init(model: ObjectModel) { base = InMemoryStore(model: model) }
-
-  var identifier: UUID { base.identifier }
-  var model: ObjectModel { base.model }
-  var metadata: [String: String] { base.metadata }
-  var isClosed: Bool { base.isClosed }
-  func close() throws { try base.close() }
-  func reserveKeys(_ count: Int) -> Range<Int64> { base.reserveKeys(count) }
-  func loadObjects(_ ids: [ObjectID]) throws -> [StoredObject] { try base.loadObjects(ids) }
-  func loadMembers(of id: ObjectID, relationship: String) throws -> [StoredObject] {
-    try base.loadMembers(of: id, relationship: relationship)
-  }
-  func save(_ changes: StoreChanges) throws { try base.save(changes) }
-  func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
+final class OutOfRangeStore: RowStore {
+  override func fetch(_ request: StoreFetch, into loader: ObjectLoader) throws -> Bool {
     if loader.beginObject(request.entity, key: 1) {
       loader.setAttribute(.string("x"), at: 99)
     }
