@@ -82,8 +82,9 @@ extension ObjectContext {
 
   /// Takes an attribute set through every phase: a plan of one edit, held in place.
   ///
-  /// The quiet case first: nothing observes the object, nothing records undo steps or taps changes,
-  /// and the slot is already tracked as changed and pending for the next event. Then every phase
+  /// The quiet case first: the set's audience is at most Swift Observation (``isQuietSet(_:_:)``:
+  /// no observer of the object, no undo recording, no tap, no open bracket), and the slot is
+  /// already tracked as changed and pending for the next event. Then every phase
   /// skips itself — there is nobody to announce to, nothing to record, track, queue or deliver —
   /// and the set is handed to ``apply(_:)`` with nothing to track (``setQuietly(_:_:_:)``): its
   /// store, inside Swift Observation's `willSet`/`didSet` when the object has a registrar.
