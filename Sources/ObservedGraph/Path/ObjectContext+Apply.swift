@@ -403,9 +403,14 @@ struct LifecycleEdit: StorableEdits {
 
 /// The edits of one object of a ``DeletionColumn``: its quiet delete (`.delete`, planned into the
 /// column: each link emptied, tracked, then the object marked deleted), or the undo or redo of it
-/// (each link put back or emptied again, its tracking restored to the link's `before`; brought
-/// back first, or deleted last). A view: the column holds the objects.
+/// (each link put back or emptied again, its tracking restored to the state the column notes
+/// before it; brought back first, or deleted last). A view: the column holds the objects, and its
+/// planner holds the column.
 struct ColumnEdits: StorableEdits {
+  /// The column, held by its planner.
+  let column: Unmanaged<DeletionColumn>
+  /// The object's index among the column's victims.
+  let victimIndex: Int
   /// The object, held by the column.
   let victim: Unmanaged<ManagedObject>
   /// The column's links, of which the object's are `range` (the column's list, shared: reading it
@@ -437,18 +442,24 @@ struct ColumnEdits: StorableEdits {
   private init(
     _ column: DeletionColumn, victim: Int, direction: DeletionColumn.Direction, isReplay: Bool
   ) {
+    self.column = Unmanaged.passUnretained(column)
+    self.victimIndex = victim
     self.victim = Unmanaged.passUnretained(column.victims[victim].object)
     self.links = column.links
-    let start = victim == 0 ? 0 : column.victims[victim - 1].linksEnd
-    let end = column.victims[victim].linksEnd
-    self.linkCount = end - start
+    let range = column.linkRange(of: victim)
+    self.linkCount = range.count
     // Deleting: the links in order, then the object. Bringing back: the object, then the links
     // last first.
     self.lifecyclePosition = direction == .delete ? linkCount : 0
-    self.base = direction == .delete ? start : end
+    self.base = direction == .delete ? range.lowerBound : range.upperBound
     self.step = direction == .delete ? 1 : -1
     self.direction = direction
     self.isReplay = isReplay
+  }
+
+  /// The indexes in the column of the object's links.
+  var linkIndexes: Range<Int> {
+    direction == .delete ? base..<(base + linkCount) : (base - linkCount)..<base
   }
 
   var count: Int { linkCount + 1 }
@@ -472,7 +483,9 @@ struct ColumnEdits: StorableEdits {
     direction == .delete ? .delete : .undelete
   }
   func tracking(at position: Int) -> EditTracking { isReplay ? .restore : .track }
-  func restoring(at position: Int) -> SlotTracking { links[link(position)!].before }
+  func restoring(at position: Int) -> SlotTracking {
+    column._withUnsafeGuaranteedRef { $0.befores[link(position)!] }
+  }
   func isReplay(at position: Int) -> Bool { isReplay }
   func store(at position: Int) { links[link(position)!].store(direction) }
 

@@ -7,8 +7,9 @@
 /// to-one whose inverse is an unordered to-many or the reverse, with a rule other than
 /// `noAction`, every phase but apply and record skips itself. This plans without an
 /// ``EditPlan``: for each object, the same edits in the same order as `planDelete` would plan
-/// them, planned into a ``DeletionColumn`` (the undo step when it is recorded) and handed from
-/// there to the one ``apply(_:)`` (``ColumnEdits``). Anything else takes the whole path.
+/// them, planned into a ``DeletionColumn`` and handed from there (``ColumnEdits``) to the undo
+/// recorder, which makes the column the undo step when it records, and to the one
+/// ``apply(_:)``. Anything else takes the whole path.
 extension ObjectContext {
   /// Deletes the objects of a cascade set (already checked and prepared) quietly, in order; false
   /// when the deletion must take the whole path (nothing was done then). `shapesAreQuiet` says
@@ -21,13 +22,12 @@ extension ObjectContext {
     let mayHear = mayHaveObservedObjects || store != nil
     if mayHear || !shapesAreQuiet, !canDeleteQuietly(doomed, mayHear: mayHear) { return false }
     // The step recorded, or a scratch column emptied for each object.
-    let recording = recorder.isRecording
     let column = DeletionColumn(.undelete, storeIdentifier: registry.storeIdentifier)
     for victim in doomed where victim.isLive {
-      if !recording { column.removeAll() }
-      deleteQuietly(victim, into: column, recording: recording)
+      if !column.isRecorded { column.removeAll() }
+      deleteQuietly(victim, into: column)
     }
-    if recording, !column.isEmpty { recorder.record(column) }
+    recorder.endDeletion()
     return true
   }
 
@@ -55,13 +55,10 @@ extension ObjectContext {
   }
 
   /// Deletes one object of a quiet cascade: the edits `planDelete` plans, in its order, planned
-  /// into `column` as its next victim (each slot with its tracking state before, when
-  /// `recording`) and applied from there (``ColumnEdits``).
-  private func deleteQuietly(
-    _ victim: ManagedObject, into column: DeletionColumn, recording: Bool
-  ) {
-    /// One slot emptied, with its tracking state before. A victim's edits change distinct slots,
-    /// so the state is the one the slot has when its edit applies.
+  /// into `column` as its next victim, and handed from there (``ColumnEdits``) to the recorder
+  /// and the apply.
+  private func deleteQuietly(_ victim: ManagedObject, into column: DeletionColumn) {
+    /// One slot emptied.
     func edit(
       _ object: ManagedObject, _ property: Property, _ kind: DeletionColumn.Kind,
       other: ManagedObject?, collection: ObjectCollection? = nil
@@ -69,8 +66,7 @@ extension ObjectContext {
       column.append(
         DeletionColumn.Link(
           object: object, other: other, collection: collection, slot: Int32(property.slot),
-          kind: kind,
-          before: recording ? tracker.state(of: object, property.slot) : .unchanged))
+          kind: kind))
     }
     /// The other side of one member: if it points back, it loses the victim.
     func unlink(_ member: ManagedObject, _ inverse: Property) {
@@ -101,6 +97,7 @@ extension ObjectContext {
     }
     column.endVictim(victim)
     let edits = ColumnEdits(deleting: column.victims.count - 1, of: column)
+    recorder.record(edits, tracker: tracker)
     apply(edits)
     #if OBSERVEDGRAPH_INVARIANTS
       checkAfterMutation(edits.planned)
@@ -132,33 +129,24 @@ extension ObjectContext {
 
   /// The batch: for each object, the edits of its replayed step — the lifecycle change, then each
   /// slot's link put back (or emptied again), its tracking restored — read from the column
-  /// (``ColumnEdits``) and applied; and the opposite column recorded. False when the column must
-  /// take the path (nothing was done then).
+  /// (``ColumnEdits``) and handed to the recorder (which records the opposite column) and the
+  /// apply. False when the column must take the path (nothing was done then).
   private func replayInOneBatch(_ column: DeletionColumn) -> Bool {
     guard changeAudience.isSubset(of: [.registrar, .undoRecorder]), canReplayQuietly(column)
     else { return false }
-    let recording = recorder.isRecording
-    var befores = [SlotTracking](repeating: .unchanged, count: recording ? column.links.count : 0)
     for index in column.victimOrder {
       let victim = column.victims[index].object
       if column.direction == .undelete {
         victim.marks &= ~ManagedObject.cascadeMark  // set by `canReplayQuietly`
       }
-      // Each slot's tracking state before, for the opposite column. A victim's links change
-      // distinct slots, so the state is the one the slot has when its edit applies.
-      if recording {
-        for link in column.linkRange(of: index) {
-          befores[link] = tracker.state(
-            of: column.links[link].object, Int(column.links[link].slot))
-        }
-      }
       let edits = ColumnEdits(replaying: index, of: column)
+      recorder.record(edits, tracker: tracker)
       apply(edits)
       #if OBSERVEDGRAPH_INVARIANTS
         checkAfterMutation(edits.planned)
       #endif
     }
-    if recording { recorder.record(column.opposite(befores: befores)) }
+    recorder.endDeletion()
     return true
   }
 

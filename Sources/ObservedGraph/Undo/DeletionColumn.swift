@@ -3,9 +3,11 @@ import Foundation
 /// The undo step of a quiet cascade delete, and of its undo and redo: what the delete did, side
 /// by side, in one step for the whole cascade.
 ///
-/// The quiet delete (`ObjectContext.deleteQuietly`) records, for each object it deletes in order,
-/// each slot it emptied — a to-one that pointed at an object, a to-many that lost one member, a
-/// to-many emptied whole — with the slot's change-tracking state before. These are the changes the
+/// The quiet delete (`ObjectContext.deleteQuietly`) plans into a column, for each object it deletes
+/// in order, each slot it empties — a to-one that pointed at an object, a to-many that lost one
+/// member, a to-many emptied whole — and hands each object's edits to the undo recorder, which
+/// notes each slot's change-tracking state before (``befores``): the column is then the step that
+/// takes the delete back. These are the changes the
 /// mutation path records for the same delete (``changes`` lists them as it would), kept with the
 /// objects themselves rather than identifiers: a deleted object stays in memory while a step can
 /// bring it back, as an undo manager keeps its targets, so bringing it back needs no snapshot of
@@ -14,8 +16,9 @@ import Foundation
 ///
 /// Applying the column undoes the deletes (``Direction/undelete``) or does them again
 /// (``Direction/delete``), last object first or first object first, as the path's steps would be
-/// applied; when nothing hears them it is one batch (`ObjectContext.replayInOneBatch(_:)`) that
-/// records the opposite column, and otherwise each object's changes go through the path.
+/// applied; when nothing hears them it is one batch (`ObjectContext.replayInOneBatch(_:)`) whose
+/// edits the recorder records as the opposite column (``init(opposite:)``), and otherwise each
+/// object's changes go through the path.
 final class DeletionColumn {
   /// What applying the column does to its objects.
   enum Direction {
@@ -47,8 +50,6 @@ final class DeletionColumn {
     let collection: ObjectCollection?
     let slot: Int32
     let kind: Kind
-    /// The slot's tracking state before the change this column takes back.
-    let before: SlotTracking
 
     var property: Property { object.entity.properties[Int(slot)] }
 
@@ -83,36 +84,50 @@ final class DeletionColumn {
   // exclusivity checks.
   @exclusivity(unchecked) private(set) var victims: ContiguousArray<Victim> = []
   @exclusivity(unchecked) private(set) var links: ContiguousArray<Link> = []
+  /// The tracking state each link's slot had before the change this column takes back, by link:
+  /// noted by the undo recorder (``noteBefore(_:ofLink:)``) as the edits the column takes back
+  /// apply, complete for every link once the column is a step; empty while no step holds it.
+  @exclusivity(unchecked) private(set) var befores: ContiguousArray<SlotTracking> = []
+  /// Whether the column is (or is becoming) an undo step: the recorder took it
+  /// (``markRecorded()``). A column that is not may be emptied and planned into again.
+  private(set) var isRecorded = false
 
   init(_ direction: Direction, storeIdentifier: UUID) {
     self.direction = direction
     self.storeIdentifier = storeIdentifier
   }
 
-  /// The column that takes this one back once it is applied: the same objects and links, the
-  /// opposite direction, and the tracking state each slot had before it was applied (`befores`,
-  /// one per link).
-  func opposite(befores: [SlotTracking]) -> DeletionColumn {
-    assert(befores.count == links.count)
-    let column = DeletionColumn(direction.opposite, storeIdentifier: storeIdentifier)
-    column.victims = victims
-    column.links.reserveCapacity(links.count)
-    for (link, before) in zip(links, befores) {
-      column.links.append(
-        Link(
-          object: link.object, other: link.other, collection: link.collection, slot: link.slot,
-          kind: link.kind, before: before))
-    }
-    return column
+  /// The column that takes `column` back once it is applied: the same objects and links (shared,
+  /// not copied), the opposite direction; its tracking states are noted as `column` applies.
+  init(opposite column: DeletionColumn) {
+    direction = column.direction.opposite
+    storeIdentifier = column.storeIdentifier
+    victims = column.victims
+    links = column.links
   }
 
   func append(_ link: Link) {
     links.append(link)
   }
 
+  /// Notes the tracking state of the slot of the link at `index` before the change this column
+  /// takes back: the undo recorder's, as it records the edits of that change.
+  func noteBefore(_ state: SlotTracking, ofLink index: Int) {
+    if befores.count <= index {
+      befores.append(contentsOf: repeatElement(.unchanged, count: index + 1 - befores.count))
+    }
+    befores[index] = state
+  }
+
+  /// The column becomes an undo step: it is no longer emptied.
+  func markRecorded() {
+    isRecorded = true
+  }
+
   /// Empties the column, keeping its storage: a quiet delete that records nothing plans each
   /// object's links into one scratch column (`ObjectContext.deleteQuietly`).
   func removeAll() {
+    precondition(!isRecorded, "ObservedGraph: a recorded deletion column is never emptied")
     victims.removeAll(keepingCapacity: true)
     links.removeAll(keepingCapacity: true)
   }
@@ -132,14 +147,14 @@ final class DeletionColumn {
   /// The bytes the column retains: itself and its two lists (the objects and collections are the
   /// graph's).
   var byteSize: Int {
-    64 + victims.capacity * MemoryLayout<Victim>.stride + links.capacity
-      * MemoryLayout<Link>.stride
+    72 + victims.capacity * MemoryLayout<Victim>.stride + links.capacity
+      * MemoryLayout<Link>.stride + befores.capacity * MemoryLayout<SlotTracking>.stride
   }
 
   // MARK: As recorded changes
 
   /// The changes of the victim at `index`, as the path records the step of that object: in the
-  /// order recorded, applied last-first.
+  /// order recorded, applied last-first. The column is a step: each link's state before is known.
   func changes(ofVictim index: Int) -> [RecordedChange] {
     let victim = victims[index].object
     var changes: [RecordedChange] = []
@@ -147,40 +162,40 @@ final class DeletionColumn {
     changes.reserveCapacity(range.count + 1)
     switch direction {
     case .undelete:
-      for link in links[range] {
+      for (link, before) in zip(links[range], befores[range]) {
         let id = link.object.objectID
         let slot = Int(link.slot)
         switch link.kind {
         case .toOne:
-          changes.append(.toOne(id, slot: slot, value: link.other?.objectID, before: link.before))
+          changes.append(.toOne(id, slot: slot, value: link.other?.objectID, before: before))
         case .member:
           changes.append(
             .insert(
               id, slot: slot, members: link.other.map { [$0.objectID] } ?? [], indexes: [],
-              before: link.before))
+              before: before))
         case .collection:
           changes.append(
             .replace(
               id, slot: slot, members: link.collection?.items.map(\.objectID) ?? [],
-              before: link.before))
+              before: before))
         }
       }
       changes.append(.lifecycle(victim.objectID, .undelete, snapshot: victim.attributeSnapshot()))
     case .delete:
       changes.append(.lifecycle(victim.objectID, .delete, snapshot: nil))
-      for link in links[range].reversed() {
+      for (link, before) in zip(links[range], befores[range]).reversed() {
         let id = link.object.objectID
         let slot = Int(link.slot)
         switch link.kind {
         case .toOne:
-          changes.append(.toOne(id, slot: slot, value: nil, before: link.before))
+          changes.append(.toOne(id, slot: slot, value: nil, before: before))
         case .member:
           changes.append(
             .remove(
               id, slot: slot, members: link.other.map { [$0.objectID] } ?? [], indexes: [],
-              before: link.before))
+              before: before))
         case .collection:
-          changes.append(.replace(id, slot: slot, members: [], before: link.before))
+          changes.append(.replace(id, slot: slot, members: [], before: before))
         }
       }
     }

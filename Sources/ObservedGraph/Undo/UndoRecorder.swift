@@ -4,6 +4,15 @@ import UndoLog
 /// Turns the changes the mutation path applies into ``GraphUndoStep`` values for the context's
 /// undo log, and collects the objects an undo or redo restores so each gets
 /// ``ManagedObject/awake(fromSnapshotEvents:)`` once it is over.
+///
+/// Planners hand the recorder their edits, before they apply, in the form they planned them; the
+/// recorder alone chooses how the step that takes them back is encoded:
+///
+/// | Edits handed | Step |
+/// |---|---|
+/// | a plan of the full path (``record(_:in:waitingForBrackets:)``) | value changes (``RecordedChange``), one step, or joined to other brackets' |
+/// | a quiet typed set (`Attribute.recordQuietSet`) | an entry of the open ``AttributeColumn``, a new column, or a value step when it cannot be an entry |
+/// | one object of a quiet cascade delete or of its replay (``record(_:tracker:)``) | a ``DeletionColumn`` for the whole delete or replay |
 final class UndoRecorder {
   /// The log, or nil: then nothing is recorded.
   @exclusivity(unchecked) private(set) var log: UndoLog?
@@ -26,6 +35,9 @@ final class UndoRecorder {
   @exclusivity(unchecked) private var openColumnReference: Unmanaged<AttributeColumn>?
   @exclusivity(unchecked) private var openMark: UndoLog.StepMark?
   @exclusivity(unchecked) private var logReference: Unmanaged<UndoLog>?
+  /// The deletion column a quiet cascade delete, or the undo or redo of one, is recorded in while
+  /// it applies (``record(_:tracker:)``).
+  @exclusivity(unchecked) private var openDeletion: DeletionColumn?
 
   /// Whether a change made now is recorded.
   @inline(__always)
@@ -91,11 +103,36 @@ final class UndoRecorder {
     log.register(GraphUndoStep(changes: changes))
   }
 
-  /// Records the column of a quiet cascade delete (or of its quiet undo or redo) as one step;
-  /// nothing while the log records nothing.
-  func record(_ column: DeletionColumn) {
-    guard let log, log.isRegistrationEnabled else { return }
-    log.register(GraphUndoStep(deletion: column))
+  /// Records what takes back the edits of one object of a deletion column, before they apply:
+  /// the tracking state of each link's slot. A quiet cascade delete's edits are recorded in the
+  /// column they were planned into, which becomes the step; an undo's or redo's of a column, in
+  /// the opposite column over the same objects and links (``DeletionColumn/init(opposite:)``).
+  /// The step is registered when the delete or replay ends (``endDeletion()``); nothing is
+  /// recorded while the log records nothing.
+  func record(_ edits: ColumnEdits, tracker: ChangeTracker) {
+    guard isRecording else { return }
+    let step: DeletionColumn
+    if let open = openDeletion {
+      step = open
+    } else {
+      let column = edits.column.takeUnretainedValue()
+      step = edits.isReplay ? DeletionColumn(opposite: column) : column
+      step.markRecorded()
+      openDeletion = step
+    }
+    for index in edits.linkIndexes {
+      let link = edits.links[index]
+      step.noteBefore(tracker.state(of: link.object, Int(link.slot)), ofLink: index)
+    }
+  }
+
+  /// Registers the step of the deletion column recorded since the delete or replay began, if any
+  /// (``record(_:tracker:)``).
+  func endDeletion() {
+    guard let step = openDeletion else { return }
+    openDeletion = nil
+    guard let log, log.isRegistrationEnabled, !step.isEmpty else { return }
+    log.register(GraphUndoStep(deletion: step))
   }
 
   /// Adds the entry of a quiet set of `object`'s `slot` to the open column, when it holds values
