@@ -104,6 +104,7 @@ final class DeletionColumn {
     storeIdentifier = column.storeIdentifier
     victims = column.victims
     links = column.links
+    befores = ContiguousArray(repeating: .unchanged, count: column.links.count)
   }
 
   func append(_ link: Link) {
@@ -111,12 +112,17 @@ final class DeletionColumn {
   }
 
   /// Notes the tracking state of the slot of the link at `index` before the change this column
-  /// takes back: the undo recorder's, as it records the edits of that change.
+  /// takes back: the undo recorder's, as it records the edits of that change. A delete's links
+  /// are noted in the order they were planned, each once; an opposite column's, in any order.
+  @inline(__always)
   func noteBefore(_ state: SlotTracking, ofLink index: Int) {
-    if befores.count <= index {
-      befores.append(contentsOf: repeatElement(.unchanged, count: index + 1 - befores.count))
+    if index < befores.count {
+      befores[index] = state
+    } else {
+      precondition(
+        index == befores.count, "ObservedGraph: a deletion column's links noted out of order")
+      befores.append(state)
     }
-    befores[index] = state
   }
 
   /// The column becomes an undo step: it is no longer emptied.
@@ -138,6 +144,7 @@ final class DeletionColumn {
   }
 
   /// The links of the victim at `index`.
+  @inline(__always)
   func linkRange(of index: Int) -> Range<Int> {
     (index == 0 ? 0 : victims[index - 1].linksEnd)..<victims[index].linksEnd
   }

@@ -109,8 +109,13 @@ final class UndoRecorder {
   /// the opposite column over the same objects and links (``DeletionColumn/init(opposite:)``).
   /// The step is registered when the delete or replay ends (``endDeletion()``); nothing is
   /// recorded while the log records nothing.
+  @inline(__always)
   func record(_ edits: ColumnEdits, tracker: ChangeTracker) {
-    guard isRecording else { return }
+    if isRecording { recordWhileRecording(edits, tracker: tracker) }
+  }
+
+  /// ``record(_:tracker:)`` while the log records.
+  private func recordWhileRecording(_ edits: ColumnEdits, tracker: ChangeTracker) {
     let step: DeletionColumn
     if let open = openDeletion {
       step = open
