@@ -40,7 +40,9 @@ extension ObjectContext {
   /// lifecycle change, noting a restored object) are functions of their own, so that this one
   /// stays small in each of its specializations.
   func apply<Edits: AppliedEdits>(_ edits: Edits, store: (Edits, Int) -> Void) {
-    for position in 0..<edits.count where !edits.isStored(at: position) {
+    // The objects of a context that does not take part in Swift Observation have no registrar.
+    let announces = link.participatesInSwiftObservation
+    for position in 0..<edits.count where announces && !edits.isStored(at: position) {
       let slot = edits.slot(at: position)
       guard slot >= 0 else { continue }
       edits.object(at: position)._withUnsafeGuaranteedRef { $0.registrar?.willSet($0, slot) }
@@ -81,7 +83,7 @@ extension ObjectContext {
         if edits.isReplay(at: position) { noteRestored(object) }
       }
     }
-    for position in 0..<edits.count {
+    for position in 0..<edits.count where announces {
       let slot = edits.slot(at: position)
       guard slot >= 0 else { continue }
       edits.object(at: position)._withUnsafeGuaranteedRef { $0.registrar?.didSet($0, slot) }
