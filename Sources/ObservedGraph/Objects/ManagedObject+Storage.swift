@@ -498,7 +498,7 @@ extension ManagedObject {
 
   /// A slot's value as a value: the attribute's stored form, or the related objects' identifiers.
   func snapshotValue(_ property: Property) -> SnapshotValue {
-    if property.isToMany { return .toMany(members(property).map(\.objectID)) }
+    if property.isToMany { return .toMany(collection(property)?.memberIDs ?? []) }
     if property.isRelationship { return .toOne(toOne(property)?.objectID) }
     return .attribute(property.storedValue(of: read(property.slot, tracking: false)))
   }
@@ -518,7 +518,7 @@ extension ManagedObject {
         break
       }
       guard !inOrder && !property.isOrdered else { return inOrder }
-      return Set(collection.items.map(\.objectID)) == Set(saved)
+      return Set(collection.memberIDs) == Set(saved)
     case .toOne(let saved) where property.isToOne:
       guard let object = toOne(property) else { return saved == nil }
       return saved?.names(object) == true

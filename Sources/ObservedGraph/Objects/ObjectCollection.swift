@@ -146,6 +146,9 @@ final class ObjectCollection {
   /// The members, in order.
   var items: [ManagedObject] { references.map { $0.takeUnretainedValue() } }
 
+  /// The members' identifiers, in order, made from the members in place (no array of them).
+  var memberIDs: [ObjectID] { references.map { $0._withUnsafeGuaranteedRef(\.objectID) } }
+
   /// Calls `body` with each member, in order.
   func forEach(_ body: (ManagedObject) -> Void) {
     for reference in references { body(reference.takeUnretainedValue()) }

@@ -69,7 +69,7 @@ extension ObjectContext {
           if edits.isStored(at: position) {
             trackStoredSlot(object, slot, original: edits.committedValue(at: position))
           } else {
-            trackSlot(object, slot)
+            trackSlot(object, slot) { edits.property(at: position) }
           }
         case .restore:
           settling = restoreTracking(
@@ -91,10 +91,10 @@ extension ObjectContext {
   }
 
   /// Tracks a slot about to change (its committed value, kept the first time, is the value
-  /// storage holds) and queues its news.
+  /// storage holds: `property` is asked for only then) and queues its news.
   @inline(never)
-  private func trackSlot(_ object: ManagedObject, _ slot: Int) {
-    tracker.track(object, slot) { object.snapshotValue(object.entity.properties[slot]) }
+  private func trackSlot(_ object: ManagedObject, _ slot: Int, _ property: () -> Property) {
+    tracker.track(object, slot) { object.snapshotValue(property()) }
     center.notePending(object, slot)
   }
 
@@ -224,7 +224,7 @@ protocol AppliedEdits {
   func object(at position: Int) -> Unmanaged<ManagedObject>
   /// The slot it changes; -1 for a lifecycle edit.
   func slot(at position: Int) -> Int
-  /// The property it changes (asked only of an edit whose tracking is restored).
+  /// The property it changes (asked only of a property edit that is tracked or restored).
   func property(at position: Int) -> Property
   /// A lifecycle edit's change (asked only when ``slot(at:)`` is -1).
   func lifecycle(at position: Int) -> LifecycleChange
@@ -372,7 +372,7 @@ struct RelateEdits: AppliedEdits {
   }
   func slot(at position: Int) -> Int { position == 0 ? slot : inverseSlot }
   func property(at position: Int) -> Property {
-    preconditionFailure("ObservedGraph: a quiet relationship change restores no tracking")
+    object(at: position)._withUnsafeGuaranteedRef { $0.entity.properties[slot(at: position)] }
   }
   func lifecycle(at position: Int) -> LifecycleChange {
     preconditionFailure("ObservedGraph: a relationship edit is not a lifecycle edit")
@@ -431,22 +431,24 @@ struct ColumnEdits: StorableEdits {
   /// Whether undo or redo applies the column (the links' tracking is restored).
   let isReplay: Bool
 
-  /// The delete of the column's victim at `victim`, planned into it.
-  init(deleting victim: Int, of column: DeletionColumn) {
-    self.init(column, victim: victim, direction: .delete, isReplay: false)
+  /// The delete of `object`, the column's victim at `victim`, planned into it.
+  init(deleting object: ManagedObject, at victim: Int, of column: DeletionColumn) {
+    self.init(object, at: victim, of: column, direction: .delete, isReplay: false)
   }
 
-  /// The undo or redo of the column's victim at `victim`.
-  init(replaying victim: Int, of column: DeletionColumn) {
-    self.init(column, victim: victim, direction: column.direction, isReplay: true)
+  /// The undo or redo of `object`, the column's victim at `victim`.
+  init(replaying object: ManagedObject, at victim: Int, of column: DeletionColumn) {
+    self.init(object, at: victim, of: column, direction: column.direction, isReplay: true)
   }
 
   private init(
-    _ column: DeletionColumn, victim: Int, direction: DeletionColumn.Direction, isReplay: Bool
+    _ object: ManagedObject, at victim: Int, of column: DeletionColumn,
+    direction: DeletionColumn.Direction, isReplay: Bool
   ) {
+    assert(column.victims[victim].object === object)
     self.column = Unmanaged.passUnretained(column)
     self.victimIndex = victim
-    self.victim = Unmanaged.passUnretained(column.victims[victim].object)
+    self.victim = Unmanaged.passUnretained(object)
     self.links = column.links
     let range = column.linkRange(of: victim)
     self.linkCount = range.count

@@ -65,8 +65,7 @@ extension ObjectContext {
     ) {
       column.append(
         DeletionColumn.Link(
-          object: object, other: other, collection: collection, slot: Int32(property.slot),
-          kind: kind))
+          object: object, other: other, collection: collection, property: property, kind: kind))
     }
     /// The other side of one member: if it points back, it loses the victim.
     func unlink(_ member: ManagedObject, _ inverse: Property) {
@@ -96,7 +95,7 @@ extension ObjectContext {
       }
     }
     column.endVictim(victim)
-    let edits = ColumnEdits(deleting: column.victims.count - 1, of: column)
+    let edits = ColumnEdits(deleting: victim, at: column.victims.count - 1, of: column)
     recorder.record(edits, tracker: tracker)
     apply(edits)
     #if OBSERVEDGRAPH_INVARIANTS
@@ -139,7 +138,7 @@ extension ObjectContext {
       if column.direction == .undelete {
         victim.marks &= ~ManagedObject.cascadeMark  // set by `canReplayQuietly`
       }
-      let edits = ColumnEdits(replaying: index, of: column)
+      let edits = ColumnEdits(replaying: victim, at: index, of: column)
       recorder.record(edits, tracker: tracker)
       apply(edits)
       #if OBSERVEDGRAPH_INVARIANTS

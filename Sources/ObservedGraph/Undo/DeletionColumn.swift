@@ -48,26 +48,49 @@ final class DeletionColumn {
     let other: ManagedObject?
     /// The collection a to-many held, while it is out of the object.
     let collection: ObjectCollection?
+    /// The slot's property, unretained: `object`'s entity holds it, and the link holds `object`.
+    /// Reading it through the link retains nothing.
+    private let propertyReference: Unmanaged<Property>
     let slot: Int32
     let kind: Kind
 
-    var property: Property { object.entity.properties[Int(slot)] }
+    init(
+      object: ManagedObject, other: ManagedObject?, collection: ObjectCollection?,
+      property: Property, kind: Kind
+    ) {
+      assert(object.entity.properties[property.slot] === property)
+      self.object = object
+      self.other = other
+      self.collection = collection
+      self.propertyReference = Unmanaged.passUnretained(property)
+      self.slot = Int32(property.slot)
+      self.kind = kind
+    }
+
+    var property: Property { propertyReference.takeUnretainedValue() }
+
+    /// Calls `body` with the slot's property, borrowed.
+    @inline(__always)
+    func withProperty<R>(_ body: (Property) -> R) -> R {
+      propertyReference._withUnsafeGuaranteedRef(body)
+    }
 
     /// Puts the link back (`.undelete`) or empties its slot (`.delete`): the store of its edit
     /// (``ColumnEdits``).
     func store(_ direction: Direction) {
-      let property = self.property
-      switch (direction, kind) {
-      case (.undelete, .toOne):
-        object.setRelationshipReference(other, for: property)
-      case (.undelete, .member):
-        object.makeCollection(property).insert(other.unsafelyUnwrapped)
-      case (.undelete, .collection):
-        object.setRelationshipReference(collection, for: property)
-      case (.delete, .toOne), (.delete, .collection):
-        object.setRelationshipReference(nil, for: property)
-      case (.delete, .member):
-        object.collection(property).unsafelyUnwrapped.remove(other.unsafelyUnwrapped)
+      withProperty { property in
+        switch (direction, kind) {
+        case (.undelete, .toOne):
+          object.setRelationshipReference(other, for: property)
+        case (.undelete, .member):
+          object.makeCollection(property).insert(other.unsafelyUnwrapped)
+        case (.undelete, .collection):
+          object.setRelationshipReference(collection, for: property)
+        case (.delete, .toOne), (.delete, .collection):
+          object.setRelationshipReference(nil, for: property)
+        case (.delete, .member):
+          object.collection(property).unsafelyUnwrapped.remove(other.unsafelyUnwrapped)
+        }
       }
     }
   }
@@ -183,7 +206,7 @@ final class DeletionColumn {
         case .collection:
           changes.append(
             .replace(
-              id, slot: slot, members: link.collection?.items.map(\.objectID) ?? [],
+              id, slot: slot, members: link.collection?.memberIDs ?? [],
               before: before))
         }
       }

@@ -125,9 +125,10 @@ final class UndoRecorder {
       step.markRecorded()
       openDeletion = step
     }
+    let links = edits.links
     for index in edits.linkIndexes {
-      let link = edits.links[index]
-      step.noteBefore(tracker.state(of: link.object, Int(link.slot)), ofLink: index)
+      step.noteBefore(
+        tracker.state(of: links[index].object, Int(links[index].slot)), ofLink: index)
     }
   }
 
