@@ -56,19 +56,22 @@ extension ObjectContext {
     // changes while the set is gathered.
     var stack = [Unmanaged.passUnretained(root)]
     while let reference = stack.popLast() {
-      let next = reference.takeUnretainedValue()
-      guard next.isLive, next.marks & ManagedObject.cascadeMark == 0 else { continue }
-      next.marks |= ManagedObject.cascadeMark
-      order.append(next)
-      let entity = next.entity
-      shapesAreQuiet = shapesAreQuiet && entity.deletesQuietly
-      for property in entity.cascadingRelationships {
-        if property.isToMany {
-          if let collection = next.collection(property) {
-            stack.append(contentsOf: collection.references.reversed())
+      // Borrowed: only `order` retains the object.
+      reference._withUnsafeGuaranteedRef { next in
+        guard next.isLive, next.marks & ManagedObject.cascadeMark == 0 else { return }
+        next.marks |= ManagedObject.cascadeMark
+        order.append(next)
+        let entity = next.entity
+        shapesAreQuiet = shapesAreQuiet && entity.deletesQuietly
+        for property in entity.cascadingRelationships {
+          if property.isToMany {
+            guard let collection = next.collection(property) else { continue }
+            let references = collection.references
+            stack.reserveCapacity(stack.count + references.count)
+            for index in references.indices.reversed() { stack.append(references[index]) }
+          } else if let member = next.toOne(property) {
+            stack.append(Unmanaged.passUnretained(member))
           }
-        } else if let member = next.toOne(property) {
-          stack.append(Unmanaged.passUnretained(member))
         }
       }
     }

@@ -86,7 +86,9 @@ extension ObjectContext {
       // object whole.
       if property.isToMany {
         guard let collection = victim.collection(property), !collection.isEmpty else { continue }
-        for reference in collection.references { unlink(reference.takeUnretainedValue(), inverse) }
+        for reference in collection.references {
+          reference._withUnsafeGuaranteedRef { unlink($0, inverse) }
+        }
         edit(victim, property, .collection, other: nil, collection: collection)
       } else {
         guard let member = victim.toOne(property) else { continue }
