@@ -5,9 +5,9 @@
 /// quiet cascade delete, the undo and redo of undo columns) — reaches storage through
 /// ``apply(_:)``, which runs, in this order:
 ///
-/// 1. Swift Observation's `willSet` for each edited property (a manual bracket's edit was
-///    announced at the bracket's open, before the caller's primitive sets stored it:
-///    ``willStoreInBracket(_:_:)``);
+/// 1. Swift Observation's `willSet` for each edited property, in a context that takes part in
+///    Swift Observation (a manual bracket's edit was announced at the bracket's open, before the
+///    caller's primitive sets stored it: ``willStoreInBracket(_:_:)``);
 /// 2. the count of the change (`generation`), by which planning sees that the graph changed;
 /// 3. for each edit in order: a lifecycle edit registers, detaches or flags its object; a property
 ///    edit is tracked (``ChangeTracker``) and queued as pending news (``ObserverCenter``) as its
