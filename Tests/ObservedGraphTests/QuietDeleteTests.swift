@@ -124,6 +124,49 @@ import UndoLog
     #expect(described[0][0].hasPrefix("TreeNode#5 #3 to-one; TreeNode#6 #3 to-one"))
   }
 
+  /// The batch undo of a quiet delete hands its edits to the recorder, which records its redo as
+  /// one step holding the changes the path records for the same undo (one step per object), each
+  /// with the tracking state its slot had before the undo; the redo records the undo again so.
+  @Test func theUndoOfAQuietDeleteRecordsTheChangesOfTheWholePath() throws {
+    /// The changes of a group's steps, with their tracking states, in order; the store named by
+    /// its place only (each world has a store of its own).
+    func encoded(_ steps: [any UndoStep]) throws -> String {
+      let changes = steps.compactMap { $0 as? GraphUndoStep }.flatMap(\.changes.list)
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = .sortedKeys
+      return String(decoding: try encoder.encode(changes), as: UTF8.self).replacingOccurrences(
+        of: #"og:\\/\\/[0-9A-F-]+"#, with: "og://store", options: .regularExpression)
+    }
+    var redoSteps: [String] = []
+    var undoSteps: [String] = []
+    var counts: [[Int]] = []
+    for world in [
+      World(participates: false, reference: false), World(participates: false, reference: true),
+    ] {
+      try world.context.save()
+      // n5's parent goes away and comes back: tracked as changed, its committed value n1.
+      world.nodes[5].parent = world.nodes[2]
+      world.nodes[5].parent = world.nodes[1]
+      world.context.processPendingChanges()
+      let log = UndoLog()
+      world.context.undoLog = log
+      try world.context.delete(world.nodes[1])  // n1 and its subtree: n4, n5, n6
+      world.context.processPendingChanges()
+      try log.undo()
+      let redo = try log.history().redoGroups[0].steps
+      redoSteps.append(try encoded(redo))
+      try log.redo()
+      let undo = try log.history().undoGroups[0].steps
+      undoSteps.append(try encoded(undo))
+      counts.append([redo.count, undo.count])
+      #expect(world.nodes[1].isDeleted && world.nodes[5].isDeleted)
+    }
+    #expect(counts == [[1, 1], [4, 4]])
+    #expect(redoSteps[0] == redoSteps[1])
+    #expect(undoSteps[0] == undoSteps[1])
+    #expect(redoSteps[0].contains("changedFrom"))
+  }
+
   /// Undo and redo of a quiet delete are one batch each (one step in the log) and leave what the
   /// path leaves — values, both sides, change tracking, events and the objects' lifecycle — with
   /// saves between the delete, its undo and its redo (a saved deletion comes back as an insert).
