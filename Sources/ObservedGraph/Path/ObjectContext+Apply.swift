@@ -411,12 +411,11 @@ struct LifecycleEdit: StorableEdits {
 struct ColumnEdits: StorableEdits {
   /// The column, held by its planner.
   let column: Unmanaged<DeletionColumn>
-  /// The object's index among the column's victims.
-  let victimIndex: Int
   /// The object, held by the column.
   let victim: Unmanaged<ManagedObject>
-  /// The column's links, of which the object's are `range` (the column's list, shared: reading it
-  /// here retains nothing per edit).
+  /// The column's links, of which the object's are ``linkIndexes`` (the column's list, shared:
+  /// reading it here retains nothing per edit, where reading it through `column` retains the
+  /// list at each read).
   let links: ContiguousArray<DeletionColumn.Link>
   /// The number of the object's links.
   private let linkCount: Int
@@ -447,7 +446,6 @@ struct ColumnEdits: StorableEdits {
   ) {
     assert(column.victims[victim].object === object)
     self.column = Unmanaged.passUnretained(column)
-    self.victimIndex = victim
     self.victim = Unmanaged.passUnretained(object)
     self.links = column.links
     let range = column.linkRange(of: victim)

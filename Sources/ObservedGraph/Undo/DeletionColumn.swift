@@ -51,6 +51,8 @@ final class DeletionColumn {
     /// The slot's property, unretained: `object`'s entity holds it, and the link holds `object`.
     /// Reading it through the link retains nothing.
     private let propertyReference: Unmanaged<Property>
+    /// The property's slot, kept beside it: the apply reads it for every step without reaching
+    /// the property.
     let slot: Int32
     let kind: Kind
 
