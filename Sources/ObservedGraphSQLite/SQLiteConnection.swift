@@ -41,15 +41,17 @@ final class SQLiteConnection {
   ///     ``SQLiteError/Kind/busy``.
   /// - Throws: ``SQLiteError`` of kind `cannotOpen` (missing file, not to be created),
   ///   `notADatabase` or `corrupt` (a damaged or truncated file); the file is left as it was.
-  init(path: String, create: Bool, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+  init(path: String, create: Bool, busyTimeout: Duration = .seconds(5), readOnly: Bool = false)
+    throws(SQLiteError)
+  {
     self.path = path
     if create == false, !FileManager.default.fileExists(atPath: path) {
       throw SQLiteError(kind: .cannotOpen, message: "there is no file to open", path: path)
     }
     // Refused before SQLite reads it: a file its header says is longer than it is.
     try Self.checkLength(of: path)
-    var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-    if create { flags |= SQLITE_OPEN_CREATE }
+    var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+    if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
     var opened: OpaquePointer?
     let code = sqlite3_open_v2(path, &opened, flags, nil)
     guard code == SQLITE_OK, let opened else {

@@ -73,6 +73,17 @@ public final class SQLiteStore: PersistentStore {
     /// options.pageCacheSize = 64 * 1024 * 1024  // for walks over more than a million rows
     /// ```
     public var pageCacheSize = 32 * 1024 * 1024
+    /// The versions of the store's model, for a file made by an earlier one: opening it migrates
+    /// it to the store's model, the plan's last version, in one transaction (see
+    /// ``MigrationPlan``). Nil by default: a file made by another model is refused.
+    ///
+    /// ```swift
+    /// options.migrationPlan = try MigrationPlan(versions: [v1, v2, v3])
+    /// ```
+    public var migrationPlan: MigrationPlan?
+    /// For tests: the statement of the open's migration at which a failure is injected (1 is
+    /// the first); nil for none.
+    var migrationFailingStep: Int?
 
     /// The default options (with the SQL trace on when `OBSERVEDGRAPH_SQL_DEBUG` is `1`).
     public init() {
@@ -133,8 +144,11 @@ public final class SQLiteStore: PersistentStore {
   ///   - options: How to open it.
   /// - Throws: ``SQLiteError`` when SQLite refuses the file (`notADatabase`, `corrupt`, `busy`,
   ///   …) or the check ``Options/integrityCheck`` asks for finds it damaged (`corrupt`, quoting
-  ///   SQLite's report); ``OpenError`` for a database that is not a store, or a store another model (or a later
-  ///   format) made. A failed open leaves the file as it was.
+  ///   SQLite's report); ``OpenError`` for a database that is not a store, a store another model
+  ///   (or a later format) made, a store of a later model version, or a migration
+  ///   ``Options/migrationPlan`` cannot infer; ``ObjectGraphError/Kind/invalidMigrationPlan``
+  ///   when `model` is not the plan's last version. A failed open leaves the file as it was: a
+  ///   migration runs in one transaction.
   /// - Complexity: O(*e* × *p*) in the model's entities and properties, to check or create the
   ///   schema in one transaction; with ``Options/integrityCheck``, also O(*n*) in the file's
   ///   pages, each read once.
@@ -143,7 +157,8 @@ public final class SQLiteStore: PersistentStore {
     self.model = model
     let file = try SQLiteStoreFile(
       path: url.path, model: model, busyTimeout: options.busyTimeout,
-      integrityCheck: options.integrityCheck)
+      integrityCheck: options.integrityCheck, migrationPlan: options.migrationPlan,
+      migrationFailingStep: options.migrationFailingStep)
     connection = file.connection
     schema = file.schema
     identifier = file.storeIdentifier

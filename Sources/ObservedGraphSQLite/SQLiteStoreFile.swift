@@ -4,12 +4,15 @@ import ObservedGraph
 /// An SQLite file as a store keeps it: the schema of its model, and the metadata that says which
 /// store and which model made it. Opening a new (or empty) file creates both in one transaction;
 /// opening an existing one reads the metadata and refuses a file that is no store or that a
-/// different model made, naming what differs, before anything is written.
+/// different model made, naming what differs, before anything is written — or, given a
+/// ``MigrationPlan`` that lists the file's model version, migrates it to the current one in one
+/// transaction (``SQLiteMigrationStage``).
 ///
 /// The metadata (`og_metadata`): `format` (1), `storeIdentifier` (a UUID, the store identifier
 /// of every object identifier the file's objects have), `versionHash` (the model's
-/// ``ObjectModel/versionHash``) and `model` (the model's entity descriptions as JSON, so that a
-/// later model can say what differs).
+/// ``ObjectModel/versionHash``), `modelVersion` (the model's ``ObjectModel/version``, when it
+/// has one) and `model` (the model's entity descriptions as JSON, so that a later model can say
+/// what differs).
 final class SQLiteStoreFile {
   static let format = "1"
 
@@ -26,17 +29,14 @@ final class SQLiteStoreFile {
   ///   finds damaged (`corrupt`), or ``SQLiteStoreOpenError``; the file is left as it was.
   init(
     path: String, model: ObjectModel, create: Bool = true, busyTimeout: Duration = .seconds(5),
-    integrityCheck: SQLiteStore.IntegrityCheck = .off
+    integrityCheck: SQLiteStore.IntegrityCheck = .off, migrationPlan: MigrationPlan? = nil,
+    migrationFailingStep: Int? = nil
   ) throws {
-    connection = try SQLiteConnection(path: path, create: create, busyTimeout: busyTimeout)
+    let connection = try SQLiteConnection(path: path, create: create, busyTimeout: busyTimeout)
+    self.connection = connection
     schema = SQLiteSchema(model: model)
     do {
-      let tables = try connection.statement(
-        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-      ).rows().compactMap { row -> String? in
-        if case .text(let name) = row[0] { return name }
-        return nil
-      }
+      let tables = try Self.tables(connection)
       if tables.isEmpty {
         storeIdentifier = UUID()
         try Self.create(connection, schema, model, storeIdentifier)
@@ -44,7 +44,21 @@ final class SQLiteStoreFile {
         guard tables.contains("og_metadata") else {
           throw SQLiteStoreOpenError.notAStore(path: path, tables: tables)
         }
-        storeIdentifier = try Self.check(connection, model, path: path)
+        let opening = try Self.opening(
+          Self.metadata(connection), model: model, plan: migrationPlan, path: path)
+        if case .asItIs = opening {
+        } else {
+          // Decided again under the write lock: another process may have migrated the file
+          // since it was read.
+          connection.failingStep = migrationFailingStep
+          defer { connection.failingStep = nil }
+          try connection.transaction {
+            let again = try Self.opening(
+              Self.metadata(connection), model: model, plan: migrationPlan, path: path)
+            try Self.carry(out: again, connection, model)
+          }
+        }
+        storeIdentifier = try Self.identifier(Self.metadata(connection), path: path)
         try Self.verify(connection, integrityCheck, path: path)
       }
     } catch {
@@ -53,24 +67,26 @@ final class SQLiteStoreFile {
     }
   }
 
+  /// The names of the file's tables, sorted.
+  static func tables(_ connection: SQLiteConnection) throws -> [String] {
+    try connection.statement(
+      "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+    ).rows().compactMap { row -> String? in
+      if case .text(let name) = row[0] { return name }
+      return nil
+    }
+  }
+
   /// Writes the schema, the metadata and the entity ids into an empty file, in one transaction.
   private static func create(
     _ connection: SQLiteConnection, _ schema: SQLiteSchema, _ model: ObjectModel,
     _ storeIdentifier: UUID
   ) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    let modelJSON = String(decoding: try encoder.encode(model.entities), as: UTF8.self)
     try connection.transaction {
       for statement in schema.statements { try connection.execute(statement) }
-      let metadata = try connection.statement(
-        #"INSERT INTO "og_metadata" ("key", "value") VALUES (?, ?)"#)
-      for (key, value) in [
-        ("format", format), ("storeIdentifier", storeIdentifier.uuidString),
-        ("versionHash", model.versionHash), ("model", modelJSON),
-      ] {
-        try metadata.run([.text(key), .text(value)])
-      }
+      try writeMetadata(
+        [("format", format), ("storeIdentifier", storeIdentifier.uuidString)], connection)
+      try writeModel(model, connection)
       let entities = try connection.statement(
         #"INSERT INTO "og_entities" ("id", "name") VALUES (?, ?)"#)
       for (name, id) in schema.entityIDs.sorted(by: { $0.value < $1.value }) {
@@ -79,26 +95,130 @@ final class SQLiteStoreFile {
     }
   }
 
-  /// Reads the metadata of an existing store and checks it against `model`; returns the store
-  /// identifier.
-  private static func check(_ connection: SQLiteConnection, _ model: ObjectModel, path: String)
-    throws -> UUID
+  /// Writes (or replaces) metadata entries.
+  private static func writeMetadata(_ entries: [(String, String)], _ connection: SQLiteConnection)
+    throws
   {
+    let metadata = try connection.statement(
+      #"INSERT OR REPLACE INTO "og_metadata" ("key", "value") VALUES (?, ?)"#)
+    for (key, value) in entries { try metadata.run([.text(key), .text(value)]) }
+  }
+
+  /// Writes what the metadata says of the model: its hash, its description and its version
+  /// (removed when it has none).
+  private static func writeModel(_ model: ObjectModel, _ connection: SQLiteConnection) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let modelJSON = String(decoding: try encoder.encode(model.entities), as: UTF8.self)
+    try writeMetadata([("versionHash", model.versionHash), ("model", modelJSON)], connection)
+    if let version = model.version {
+      try writeMetadata([("modelVersion", version.description)], connection)
+    } else {
+      try connection.statement(#"DELETE FROM "og_metadata" WHERE "key" = 'modelVersion'"#).run()
+    }
+  }
+
+  /// Every metadata entry.
+  static func metadata(_ connection: SQLiteConnection) throws -> [String: String] {
     var metadata: [String: String] = [:]
     for row in try connection.statement(#"SELECT "key", "value" FROM "og_metadata""#).rows() {
       if case .text(let key) = row[0], case .text(let value) = row[1] { metadata[key] = value }
     }
+    return metadata
+  }
+
+  /// What opening an existing file takes.
+  enum Opening {
+    /// Nothing: the file is of the model.
+    case asItIs
+    /// Noting the model's version: the file is of the model, and its metadata names an earlier
+    /// version with the same hash, or none.
+    case recordVersion
+    /// Migrating through these stages, in order.
+    case migrate([SQLiteMigrationStage])
+  }
+
+  /// Decides what opening a file with `metadata` for `model` takes, or throws why it cannot be
+  /// opened: another format, a later model version, a model the plan does not list (naming what
+  /// differs), a migration that cannot be inferred (naming each change).
+  static func opening(
+    _ metadata: [String: String], model: ObjectModel, plan: MigrationPlan?, path: String
+  ) throws -> Opening {
     guard metadata["format"] == format else {
       throw SQLiteStoreOpenError.unknownFormat(path: path, format: metadata["format"] ?? "none")
     }
     let storedHash = metadata["versionHash"] ?? ""
-    if storedHash != model.versionHash {
-      throw SQLiteStoreOpenError.modelMismatch(
+    var storedVersion: ModelVersion?
+    if let text = metadata["modelVersion"] {
+      guard let version = ModelVersion(text) else {
+        throw SQLiteStoreOpenError.unknownFormat(
+          path: path, format: "\(format) with the model version \"\(text)\"")
+      }
+      storedVersion = version
+    }
+    if let storedVersion, let current = model.version, current < storedVersion {
+      throw SQLiteStoreOpenError.newerModelVersion(
+        path: path, fileVersion: storedVersion, appVersion: current)
+    }
+    func mismatch(_ expected: ObjectModel) -> SQLiteStoreOpenError {
+      .modelMismatch(
         path: path,
-        differences: storedModel(metadata["model"], like: model)
-          .map(model.differences(from:)) ?? [],
+        differences: storedModel(metadata["model"], like: expected)
+          .map(expected.differences(from:)) ?? [],
         storedHash: storedHash)
     }
+    guard let plan else {
+      guard storedHash == model.versionHash else { throw mismatch(model) }
+      return model.version != nil && storedVersion != model.version ? .recordVersion : .asItIs
+    }
+    let current = plan.currentModel
+    guard current.version == model.version, current.versionHash == model.versionHash else {
+      throw ObjectGraphError(
+        .invalidMigrationPlan, entity: "", value: model.version?.description ?? "none",
+        reason: "the store's model (version \(model.version?.description ?? "none")) is not the "
+          + "last version of its migration plan (\(current.version!))")
+    }
+    let source =
+      storedVersion.map { plan.model(of: $0) } ?? plan.earliestModel(withHash: storedHash)
+    guard let source, source.versionHash == storedHash else {
+      throw mismatch(source ?? model)
+    }
+    if source.version == model.version {
+      return storedVersion == nil ? .recordVersion : .asItIs
+    }
+    let later = Array(plan.versions(after: source.version!))
+    let stages = zip([source] + later, later).map { SQLiteMigrationStage(from: $0, to: $1) }
+    let refusals = stages.flatMap(\.refusals)
+    guard refusals.isEmpty else {
+      throw SQLiteStoreOpenError.migrationNotInferred(path: path, refusals: refusals)
+    }
+    return .migrate(stages)
+  }
+
+  /// Carries out what ``opening(_:model:plan:path:)`` decided, in the caller's transaction.
+  private static func carry(
+    out opening: Opening, _ connection: SQLiteConnection, _ model: ObjectModel
+  ) throws {
+    switch opening {
+    case .asItIs:
+      return
+    case .recordVersion:
+      break
+    case .migrate(let stages):
+      for stage in stages {
+        for step in stage.steps {
+          switch step {
+          case .execute(let sql): try connection.execute(sql)
+          case .run(let sql, let arguments): try connection.statement(sql).run(arguments)
+          }
+        }
+      }
+    }
+    try writeModel(model, connection)
+  }
+
+  /// The store identifier the metadata names.
+  private static func identifier(_ metadata: [String: String], path: String) throws -> UUID {
     guard let text = metadata["storeIdentifier"], let identifier = UUID(uuidString: text) else {
       throw SQLiteStoreOpenError.unknownFormat(path: path, format: "without a store identifier")
     }
@@ -127,6 +247,12 @@ public enum SQLiteStoreOpenError: Error, Equatable, Sendable, CustomStringConver
   case modelMismatch(path: String, differences: [ModelDifference], storedHash: String)
   /// A store of a format this version does not read.
   case unknownFormat(path: String, format: String)
+  /// A store made by a later version of the model than the app's: an older app does not open
+  /// (or migrate back) a file a newer one made.
+  case newerModelVersion(path: String, fileVersion: ModelVersion, appVersion: ModelVersion)
+  /// A store of an earlier model version whose migration to the app's cannot be inferred:
+  /// each change that stops it, with what it needs. Nothing was written.
+  case migrationNotInferred(path: String, refusals: [MigrationRefusal])
 
   public var description: String {
     switch self {
@@ -140,6 +266,12 @@ public enum SQLiteStoreOpenError: Error, Equatable, Sendable, CustomStringConver
           : differences.map(\.description).joined(separator: "; "))
     case .unknownFormat(let path, let format):
       "\(path) is a store of format \(format), which this version does not read"
+    case .newerModelVersion(let path, let fileVersion, let appVersion):
+      "\(path) was made by model version \(fileVersion), which is newer than this app's "
+        + "\(appVersion)"
+    case .migrationNotInferred(let path, let refusals):
+      "\(path) cannot be migrated without code: "
+        + refusals.map(\.description).joined(separator: "; ")
     }
   }
 }

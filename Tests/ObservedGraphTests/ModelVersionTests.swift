@@ -20,6 +20,29 @@ import Testing
     #expect(SHA256.hex(Array(message.utf8)) == digest)
   }
 
+  /// An original name is not kept in the wrapper: an attribute still adds its value, a 32-bit
+  /// slot and two flags to each object, and the name does not change the hash.
+  @Test func anOriginalNameCostsAnObjectNothing() throws {
+    #expect(MemoryLayout<Attribute<Double>>.size == 14)
+    #expect(MemoryLayout<Attribute<Bool>>.size == 10)
+    #expect(MemoryLayout<Attribute<String>>.size == 22)
+    let plain = try ObjectModel(entities: [
+      EntityDescription(
+        name: "Note",
+        attributes: [AttributeDescription(name: "text", type: .string, isOptional: true)])
+    ])
+    let renamed = try ObjectModel(entities: [
+      EntityDescription(
+        name: "Note",
+        attributes: [
+          AttributeDescription(name: "text", type: .string, isOptional: true, originalName: "body")
+        ])
+    ])
+    #expect(plain.versionHash == renamed.versionHash)
+    let json = try JSONEncoder().encode(renamed.entities[0].attributes[0])
+    #expect(try JSONDecoder().decode(AttributeDescription.self, from: json).originalName == "body")
+  }
+
   @Test func sha256OfAMillionBytes() {
     #expect(
       SHA256.hex([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))

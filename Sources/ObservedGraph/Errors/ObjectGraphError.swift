@@ -26,6 +26,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       case invalidRule, valueTooSmall, valueTooLarge, tooShort, tooLong, patternMismatch
       case invalidPredicate, invalidValue
       case duplicateTemplate, unknownTemplate, missingVariable
+      case invalidMigrationPlan
     }
     let code: Code
     /// The kind's name, such as `unknownKey`.
@@ -219,6 +220,9 @@ extension ObjectGraphError.Kind {
   public static let unknownTemplate = Self(code: .unknownTemplate)
   /// A request was made from a fetch request template without a value for one of its variables.
   public static let missingVariable = Self(code: .missingVariable)
+  /// A migration plan lists a model without a version, versions out of order, or two versions
+  /// that are the same; see ``MigrationPlan``.
+  public static let invalidMigrationPlan = Self(code: .invalidMigrationPlan)
   /// Several validation errors at once; see ``ObjectGraphError/underlying``.
   public static let multipleErrors = Self(code: .multipleErrors)
 }

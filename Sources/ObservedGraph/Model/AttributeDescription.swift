@@ -24,6 +24,11 @@ public struct AttributeDescription: Sendable {
   /// Whether stores index the attribute, for fetches that compare or sort by it (an SQLite index
   /// on its column).
   public var isIndexed: Bool
+  /// The attribute's name in the model version before this one, when it was renamed (SwiftData's
+  /// `originalName`, Core Data's `renamingIdentifier`): a migration from that version keeps its
+  /// values under the new name. Nil when the name did not change. Not part of the
+  /// ``ObjectModel/versionHash``.
+  public var originalName: String?
 
   /// Creates an attribute description.
   ///
@@ -36,10 +41,11 @@ public struct AttributeDescription: Sendable {
   ///   - isTransient: Whether stores skip the attribute.
   ///   - rules: Rules the value must follow when its object is saved.
   ///   - isIndexed: Whether stores index the attribute.
+  ///   - originalName: The attribute's name in the previous model version, when it was renamed.
   public init(
     name: String, type: AttributeType, defaultValue: (any Sendable)? = nil,
     isOptional: Bool? = nil, isTransient: Bool = false, rules: AttributeRules = AttributeRules(),
-    isIndexed: Bool = false
+    isIndexed: Bool = false, originalName: String? = nil
   ) {
     self.name = name
     self.type = type
@@ -48,5 +54,6 @@ public struct AttributeDescription: Sendable {
     self.isTransient = isTransient
     self.rules = rules
     self.isIndexed = isIndexed
+    self.originalName = originalName
   }
 }

@@ -15,7 +15,7 @@ import Foundation
 
 extension AttributeDescription: Codable {
   private enum CodingKeys: String, CodingKey {
-    case name, type, defaultValue, isOptional, isTransient, rules, isIndexed
+    case name, type, defaultValue, isOptional, isTransient, rules, isIndexed, originalName
   }
 
   /// Writes the attribute; its default value in stored form.
@@ -43,6 +43,7 @@ extension AttributeDescription: Codable {
     // Written only when used, so that the JSON of a model without them stays as it was.
     if !rules.isEmpty { try container.encode(rules, forKey: .rules) }
     if isIndexed { try container.encode(true, forKey: .isIndexed) }
+    try container.encodeIfPresent(originalName, forKey: .originalName)
   }
 
   /// Reads an attribute written by ``encode(to:)``.
@@ -73,7 +74,8 @@ extension AttributeDescription: Codable {
       isTransient: try container.decodeIfPresent(Bool.self, forKey: .isTransient) ?? false,
       rules: try container.decodeIfPresent(AttributeRules.self, forKey: .rules)
         ?? AttributeRules(),
-      isIndexed: try container.decodeIfPresent(Bool.self, forKey: .isIndexed) ?? false)
+      isIndexed: try container.decodeIfPresent(Bool.self, forKey: .isIndexed) ?? false,
+      originalName: try container.decodeIfPresent(String.self, forKey: .originalName))
   }
 }
 

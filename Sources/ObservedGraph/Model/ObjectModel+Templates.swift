@@ -218,7 +218,7 @@ extension ObjectModel: Codable {
   /// ```
   /// - Parameter decoder: The decoder.
   /// - Throws: `DecodingError` for a missing or malformed field; the errors of
-  ///   ``init(entities:fetchRequestTemplates:)`` for a model that does not hold together.
+  ///   ``init(entities:fetchRequestTemplates:version:)`` for a model that does not hold together.
   public convenience init(from decoder: any Decoder) throws {
     if (try? decoder.unkeyedContainer()) != nil {
       try self.init(entities: try [EntityDescription](from: decoder), fetchRequestTemplates: [])

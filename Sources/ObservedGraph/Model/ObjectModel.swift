@@ -10,7 +10,7 @@
 /// ```
 ///
 /// A model may also keep named fetch requests, ``FetchRequestTemplate``s, given when it is built
-/// (``init(entities:fetchRequestTemplates:)``); like the entities, they never change afterwards.
+/// (``init(entities:fetchRequestTemplates:version:)``); like the entities, they never change afterwards.
 public final class ObjectModel: Sendable, CustomStringConvertible {
   /// The model's entities, in the order given.
   public let entities: [EntityDescription]
@@ -19,6 +19,9 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
   /// The model's fetch request templates, in the order given.
   public let fetchRequestTemplates: [FetchRequestTemplate]
   let templatesByName: [String: FetchRequestTemplate]
+  /// The model's version identifier, or nil when none was given. A store keeps it in its file;
+  /// a ``MigrationPlan`` lists the versions of a model in order.
+  public let version: ModelVersion?
 
   /// Builds and validates a model from entity descriptions.
   ///
@@ -50,15 +53,17 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
   /// - Parameters:
   ///   - entities: The entities, in any order; parents need not come first.
   ///   - fetchRequestTemplates: Named fetch requests, whose names must differ.
+  ///   - version: The model's version identifier (see ``MigrationPlan``), or nil.
   /// - Throws: The errors of ``init(entities:)``; for a template, ``ObjectGraphError`` naming it:
   ///   `invalidName` for an empty name, `duplicateTemplate` for a name given twice,
   ///   `unknownEntity` for an entity the model does not have, and the errors of
   ///   ``FetchPredicate/validate(for:)`` for a predicate (apart from its variables) or a sort key
   ///   that does not fit the entity.
   /// - Complexity: O(number of properties × inheritance depth + size of the templates).
-  public init(entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate])
-    throws
-  {
+  public init(
+    entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate],
+    version: ModelVersion? = nil
+  ) throws {
     let copies = entities.map { $0.unresolvedCopy() }
     var byName: [String: EntityDescription] = [:]
     var byClass: [ObjectIdentifier: EntityDescription] = [:]
@@ -95,6 +100,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     self.entities = copies
     self.entitiesByName = byName
     self.entitiesByClass = byClass
+    self.version = version
   }
 
   /// Builds and validates a model from `ManagedObject` subclasses.
@@ -129,11 +135,13 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
   /// - Parameters:
   ///   - types: The classes, as in ``init(types:)``.
   ///   - fetchRequestTemplates: Named fetch requests, whose names must differ.
-  /// - Throws: The errors of ``init(entities:fetchRequestTemplates:)``.
+  ///   - version: The model's version identifier (see ``MigrationPlan``), or nil.
+  /// - Throws: The errors of ``init(entities:fetchRequestTemplates:version:)``.
   /// - Complexity: O(*e* × *p*) in the entities and their properties, plus the size of the
   ///   templates.
   public convenience init(
-    types: [ManagedObject.Type], fetchRequestTemplates: [FetchRequestTemplate]
+    types: [ManagedObject.Type], fetchRequestTemplates: [FetchRequestTemplate] = [],
+    version: ModelVersion? = nil
   ) throws {
     var ordered: [ManagedObject.Type] = []
     var seen: Set<ObjectIdentifier> = []
@@ -145,7 +153,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     types.forEach(add)
     try self.init(
       entities: ordered.map { try Self.describe($0) },
-      fetchRequestTemplates: fetchRequestTemplates)
+      fetchRequestTemplates: fetchRequestTemplates, version: version)
   }
 
   /// The entity named `name`, or nil.
@@ -195,14 +203,27 @@ extension ObjectModel {
     -> [Declaration]
   {
     var declarations: [Declaration] = []
-    var mirror: Mirror? = Mirror(reflecting: type.init(ObjectBootstrap.prototype))
+    let (prototype, originalNames) = DeclaredOriginalNames.reading(type)
+    var names = originalNames[...]
+    var mirror: Mirror? = Mirror(reflecting: prototype)
     while let current = mirror {
       for child in current.children {
         guard let label = child.label, label.hasPrefix("_"),
           let wrapper = child.value as? any PropertyWrapperDeclaring
         else { continue }
         do {
-          declarations.append(try wrapper.declaration(name: String(label.dropFirst())))
+          var declaration = try wrapper.declaration(name: String(label.dropFirst()))
+          if wrapper.declaresOriginalName, case .attribute(var attribute) = declaration {
+            guard let name = names.popFirst() else {
+              throw ObjectGraphError(
+                .invalidClass, entity: entity, key: attribute.name,
+                reason: "the original name \(attribute.name) declares could not be read: its "
+                  + "class made fewer original names than it declares")
+            }
+            attribute.originalName = name
+            declaration = .attribute(attribute)
+          }
+          declarations.append(declaration)
         } catch let error as ObjectGraphError {
           // The wrapper knows its destination's entity, not its own.
           throw ObjectGraphError(

@@ -24,6 +24,10 @@ public struct Attribute<Value: AttributeValue> {
   /// 32 bits and beside the flag, so that the wrapper adds 8 bytes to its value in every object.
   @usableFromInline var slot: Int32 = -1
   @usableFromInline let isTransient: Bool
+  /// Whether the declaration names the attribute's name in the previous model version; the name
+  /// itself is not kept in every object, only noted while a model reads the class
+  /// (``DeclaredOriginalNames``).
+  @usableFromInline let hasOriginalName: Bool
 
   /// Declares an attribute whose default is the property's initial value.
   ///
@@ -33,11 +37,16 @@ public struct Attribute<Value: AttributeValue> {
   /// - Parameters:
   ///   - wrappedValue: The default value of new objects.
   ///   - transient: Whether stores skip this attribute.
-  // Inlinable, as `Relationship`'s: every new object runs it for each attribute.
+  ///   - originalName: The attribute's name in the previous model version, when it was renamed
+  ///     (``AttributeDescription/originalName``): a migration keeps its values.
+  // Inlinable, as `Relationship`'s: every new object runs it for each attribute (and a nil
+  // original name costs nothing once inlined).
   @inlinable
-  public init(wrappedValue: Value, transient: Bool = false) {
+  public init(wrappedValue: Value, transient: Bool = false, originalName: String? = nil) {
     self.value = wrappedValue
     self.isTransient = transient
+    self.hasOriginalName = originalName != nil
+    if let originalName { DeclaredOriginalNames.note(originalName) }
   }
 
   /// Declares an optional attribute with no default value.
@@ -45,11 +54,16 @@ public struct Attribute<Value: AttributeValue> {
   /// ```swift
   /// @Attribute var subtitle: String?
   /// ```
-  /// - Parameter transient: Whether stores skip this attribute.
+  /// - Parameters:
+  ///   - transient: Whether stores skip this attribute.
+  ///   - originalName: The attribute's name in the previous model version, when it was renamed.
   @inlinable
-  public init(transient: Bool = false) where Value: ExpressibleByNilLiteral {
+  public init(transient: Bool = false, originalName: String? = nil)
+  where Value: ExpressibleByNilLiteral {
     self.value = nil
     self.isTransient = transient
+    self.hasOriginalName = originalName != nil
+    if let originalName { DeclaredOriginalNames.note(originalName) }
   }
 
   /// Unavailable: a non-optional attribute needs a default value.
@@ -62,7 +76,7 @@ public struct Attribute<Value: AttributeValue> {
     message:
       "give the attribute a default value, as in '@Attribute var title: String = \"\"', or make its type optional, as in '@Attribute var subtitle: String?'"
   )
-  public init(transient: Bool = false) {
+  public init(transient: Bool = false, originalName: String? = nil) {
     fatalError("unavailable")
   }
 
@@ -216,6 +230,8 @@ public struct Attribute<Value: AttributeValue> {
 extension Attribute: PropertyWrapperDeclaring {
   static var slotOffset: Int { MemoryLayout<Self>.offset(of: \Self.slot)! }
 
+  var declaresOriginalName: Bool { hasOriginalName }
+
   func declaration(name: String) throws -> Declaration {
     .attribute(
       AttributeDescription(
@@ -250,6 +266,42 @@ protocol PropertyWrapperDeclaring {
   func declaration(name: String) throws -> Declaration
   /// For a relationship, the class its values hold.
   var destinationClass: ManagedObject.Type? { get }
+  /// Whether the declaration gave an original name, which ``DeclaredOriginalNames`` noted.
+  var declaresOriginalName: Bool { get }
+}
+
+extension PropertyWrapperDeclaring {
+  var declaresOriginalName: Bool { false }
+}
+
+/// The original names that attribute declarations give (`@Attribute(originalName: "notes")`),
+/// noted in the order the wrappers are made while a model reads a class: the name is not kept in
+/// every object (it would cost each object 16 bytes an attribute), only a flag, and the model
+/// gives the flagged wrappers the noted names in order. A class's stored properties are made in
+/// declaration order, its own before its superclass's: the order in which the model reads them.
+@usableFromInline
+enum DeclaredOriginalNames {
+  /// The names noted while a model makes its prototype of a class.
+  final class Notes: @unchecked Sendable {
+    // Written and read by the one thread that makes the prototype, within `reading(_:)`.
+    var names: [String] = []
+  }
+
+  @TaskLocal static var notes: Notes?
+
+  /// Notes a declared original name, when a model is reading a class on this thread.
+  @usableFromInline
+  static func note(_ name: String) {
+    notes?.names.append(name)
+  }
+
+  /// Makes a prototype of `type` and returns it with the original names its declarations gave, in
+  /// the order they were made.
+  static func reading(_ type: ManagedObject.Type) -> (ManagedObject, [String]) {
+    let notes = Notes()
+    let prototype = $notes.withValue(notes) { type.init(ObjectBootstrap.prototype) }
+    return (prototype, notes.names)
+  }
 }
 
 /// One property a wrapper declares.

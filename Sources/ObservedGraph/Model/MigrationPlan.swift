@@ -1,0 +1,79 @@
+/// The versions of an app's model, oldest first: what a store needs to open a file made by an
+/// earlier version (SwiftData's `SchemaMigrationPlan`, Core Data's staged migration).
+///
+/// Each model has a ``ObjectModel/version``, and the versions increase along the list; the last
+/// is the app's current model. A store given a plan opens a file made by any listed version by
+/// migrating it through every later version in order, in one transaction: the stage between two
+/// versions is inferred from their differences (the changes the "Changing your model" guide
+/// lists), and a change that cannot be inferred is refused before anything is written.
+///
+/// ```swift
+/// let v1 = try ObjectModel(entities: [bookV1], fetchRequestTemplates: [], version: "1.0.0")
+/// let v2 = try ObjectModel(entities: [bookV2], fetchRequestTemplates: [], version: "2.0.0")
+/// let plan = try MigrationPlan(versions: [v1, v2])
+/// var options = SQLiteStore.Options()
+/// options.migrationPlan = plan
+/// let store = try SQLiteStore(url: url, model: v2, options: options)   // a v1 file is now v2
+/// ```
+///
+/// A file made before model versions existed (its metadata names none) is taken for the earliest
+/// listed version with its ``ObjectModel/versionHash``.
+public struct MigrationPlan: Sendable {
+  /// The model versions, oldest first.
+  public let versions: [ObjectModel]
+
+  /// A plan of model versions.
+  ///
+  /// - Parameter versions: The models, oldest first, each with a version greater than the one
+  ///   before it.
+  /// - Throws: ``ObjectGraphError/Kind/invalidMigrationPlan`` for an empty list, a model without
+  ///   a version, or versions that are not increasing (the error names both versions).
+  public init(versions: [ObjectModel]) throws {
+    guard !versions.isEmpty else {
+      throw ObjectGraphError(
+        .invalidMigrationPlan, entity: "", reason: "a migration plan needs at least one model")
+    }
+    for (position, model) in versions.enumerated() where model.version == nil {
+      throw ObjectGraphError(
+        .invalidMigrationPlan, entity: "", value: "\(model)",
+        reason: "model \(position + 1) of the migration plan has no version identifier")
+    }
+    for (earlier, later) in zip(versions, versions.dropFirst())
+    where !(earlier.version! < later.version!) {
+      throw ObjectGraphError(
+        .invalidMigrationPlan, entity: "", value: "\(later.version!)",
+        reason: "the migration plan lists version \(later.version!) after \(earlier.version!): "
+          + "versions must increase along the plan")
+    }
+    self.versions = versions
+  }
+
+  /// The app's model: the last version.
+  public var currentModel: ObjectModel { versions[versions.count - 1] }
+
+  /// The listed model of `version`, or nil.
+  ///
+  /// - Parameter version: A version identifier.
+  /// - Returns: The model.
+  public func model(of version: ModelVersion) -> ObjectModel? {
+    versions.first { $0.version == version }
+  }
+
+  /// The earliest listed model whose version hash is `hash`, or nil: the version of a file whose
+  /// metadata names no version.
+  ///
+  /// - Parameter hash: A ``ObjectModel/versionHash``.
+  /// - Returns: The model.
+  public func earliestModel(withHash hash: String) -> ObjectModel? {
+    versions.first { $0.versionHash == hash }
+  }
+
+  /// The versions after `version`, in order: the stages a file of that version goes through.
+  ///
+  /// - Parameter version: A listed version.
+  /// - Returns: The later models; empty for the current version or a version not listed.
+  public func versions(after version: ModelVersion) -> ArraySlice<ObjectModel> {
+    guard let index = versions.firstIndex(where: { $0.version == version }) else { return [] }
+    return versions[(index + 1)...]
+  }
+}

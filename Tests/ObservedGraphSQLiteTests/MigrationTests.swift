@@ -1,0 +1,515 @@
+import Foundation
+import ObservedGraph
+import Testing
+
+@testable import ObservedGraphSQLite
+
+/// Version 1 of a typed journal model: an entry, and a dated entry under it.
+enum JournalV1 {
+  class Entry: ManagedObject {
+    override class var entityName: String { "Entry" }
+    @Attribute var heading: String = ""
+    @Attribute var body: String?
+  }
+  final class DatedEntry: Entry {
+    override class var entityName: String { "DatedEntry" }
+    @Attribute var day: Int = 0
+    @Attribute var mood: String = "calm"
+  }
+}
+
+/// Version 2: renames at both levels, declared on the wrappers; the renamed properties are not
+/// the first of their classes.
+enum JournalV2 {
+  class Entry: ManagedObject {
+    override class var entityName: String { "Entry" }
+    @Attribute var pinned = false
+    @Attribute(originalName: "heading") var title: String = ""
+    @Attribute(originalName: "body") var text: String?
+  }
+  final class DatedEntry: Entry {
+    override class var entityName: String { "DatedEntry" }
+    @Attribute var day: Int = 0
+    @Attribute(originalName: "mood") var feeling: String = "calm"
+  }
+}
+
+/// Model versions and inferred migrations on real files: a file made by an earlier version opens
+/// migrated through every later version in one transaction, its objects and identifiers kept; a
+/// later version's file, an unlisted model and a change that cannot be inferred are refused with
+/// the file left as it was.
+@Suite struct MigrationTests {
+  // MARK: Versions of a notes model
+
+  /// Version 1: a note with a title, optional notes and a page count; a folder holding notes.
+  static func v1() throws -> ObjectModel {
+    try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Note",
+          attributes: [
+            AttributeDescription(name: "title", type: .string, defaultValue: "", isIndexed: true),
+            AttributeDescription(name: "notes", type: .string, isOptional: true, isIndexed: true),
+            AttributeDescription(name: "pages", type: .int, isOptional: true),
+          ],
+          relationships: [
+            RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes")
+          ]),
+        EntityDescription(
+          name: "Folder",
+          attributes: [AttributeDescription(name: "name", type: .string, defaultValue: "")],
+          relationships: [
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: "folder", toMany: true)
+          ]),
+      ], fetchRequestTemplates: [], version: "1.0.0")
+  }
+
+  /// Version 2: `archived` added with a default, `notes` renamed `details`, `pages` no longer
+  /// optional (objects without a value take 1), the folder's name removed.
+  static func v2() throws -> ObjectModel {
+    try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Note",
+          attributes: [
+            AttributeDescription(name: "title", type: .string, defaultValue: "", isIndexed: true),
+            AttributeDescription(
+              name: "details", type: .string, isOptional: true, isIndexed: true,
+              originalName: "notes"),
+            AttributeDescription(name: "pages", type: .int, defaultValue: 1),
+            AttributeDescription(name: "archived", type: .bool, defaultValue: false),
+          ],
+          relationships: [
+            RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes")
+          ]),
+        EntityDescription(
+          name: "Folder",
+          relationships: [
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: "folder", toMany: true)
+          ]),
+      ], fetchRequestTemplates: [], version: "2.0.0")
+  }
+
+  /// Version 3: `details` renamed `summary` (from version 2's name), a colour with a default on
+  /// folders.
+  static func v3() throws -> ObjectModel {
+    try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Note",
+          attributes: [
+            AttributeDescription(name: "title", type: .string, defaultValue: "", isIndexed: true),
+            AttributeDescription(
+              name: "summary", type: .string, isOptional: true, isIndexed: true,
+              originalName: "details"),
+            AttributeDescription(name: "pages", type: .int, defaultValue: 1),
+            AttributeDescription(name: "archived", type: .bool, defaultValue: false),
+          ],
+          relationships: [
+            RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes")
+          ]),
+        EntityDescription(
+          name: "Folder",
+          attributes: [
+            AttributeDescription(name: "colour", type: .string, defaultValue: "it's blue")
+          ],
+          relationships: [
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: "folder", toMany: true)
+          ]),
+      ], fetchRequestTemplates: [], version: "3.0.0")
+  }
+
+  /// A version 1 file with a folder and two notes (the second without notes or pages); returns
+  /// the identifiers of the notes and the folder.
+  static func version1File(at url: URL, model: ObjectModel? = nil) throws -> ([ObjectID], ObjectID)
+  {
+    let store = try SQLiteStore(url: url, model: model ?? v1())
+    let context = PersistentContainer(store: store).viewContext
+    let folder = try context.insertObject(forEntityName: "Folder")
+    try folder.setValue("Inbox", forKey: "name")
+    let first = try context.insertObject(forEntityName: "Note")
+    try first.setValue("Dune", forKey: "title")
+    try first.setValue("spice", forKey: "notes")
+    try first.setValue(412, forKey: "pages")
+    try first.setValue(folder, forKey: "folder")
+    let second = try context.insertObject(forEntityName: "Note")
+    try second.setValue("Emma", forKey: "title")
+    try context.save()
+    let ids = ([first, second].map(\.objectID), folder.objectID)
+    try store.close()
+    return ids
+  }
+
+  static func options(_ plan: MigrationPlan, failingAt step: Int? = nil) -> SQLiteStore.Options {
+    var options = SQLiteStore.Options()
+    options.migrationPlan = plan
+    options.migrationFailingStep = step
+    return options
+  }
+
+  /// Every table's rows and the schema's SQL, to compare a file before and after.
+  static func contents(_ url: URL) throws -> [String] {
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    defer { connection.close() }
+    var lines = try connection.statement("SELECT type, name, sql FROM sqlite_master ORDER BY name")
+      .rows().map { "\($0)" }
+    for case .text(let table) in try SQLiteStoreFile.tables(connection).map(SQLiteValue.text) {
+      for row in try connection.statement("SELECT * FROM \(SQLiteSchema.quoted(table))").rows() {
+        lines.append("\(table): \(row)")
+      }
+    }
+    return lines
+  }
+
+  // MARK: Migrating
+
+  @Test func aVersion1FileOpensAsVersion2WithItsObjectsAndIdentifiers() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, folderID) = try Self.version1File(at: url)
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2()])
+    #expect(try plan.validate(against: url) == ["2.0.0"])
+
+    let store = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    #expect(store.metadata["modelVersion"] == "2.0.0")
+    #expect(store.metadata["versionHash"] == plan.currentModel.versionHash)
+    let context = PersistentContainer(store: store).viewContext
+    let dune = try context.existingObject(with: noteIDs[0])
+    let emma = try context.existingObject(with: noteIDs[1])
+    #expect(try dune.value(forKey: "title") as? String == "Dune")
+    #expect(try dune.value(forKey: "details") as? String == "spice", "renamed, value kept")
+    #expect(try dune.value(forKey: "pages") as? Int == 412)
+    #expect(try dune.value(forKey: "archived") as? Bool == false, "added, default taken")
+    #expect(try emma.value(forKey: "details") == nil)
+    #expect(try emma.value(forKey: "pages") as? Int == 1, "made required: the default filled in")
+    let inbox = try context.existingObject(with: folderID)
+    #expect(try dune.value(forKey: "folder") as? ManagedObject === inbox)
+    #expect(inbox.entity.propertyNames == ["notes"])
+    // The renamed column's index came back under its new name; the fetch uses the new names.
+    let found = try context.fetch(
+      FetchRequest<ManagedObject>(
+        entityName: "Note", predicate: try FetchPredicate(format: "details == 'spice'")))
+    #expect(found.map(\.objectID) == [noteIDs[0]])
+    try store.close()
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    let indexes = try connection.statement(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Note' ORDER BY name"
+    ).rows()
+    connection.close()
+    #expect(
+      indexes.map { $0[0] }
+        == ["og_index_Note_details", "og_index_Note_folder", "og_index_Note_title"].map(
+          SQLiteValue.text))
+    // Opened again, the file is of version 2: nothing left to migrate.
+    #expect(try plan.validate(against: url) == [])
+    let before = try Self.contents(url)
+    try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan)).close()
+    #expect(
+      try Self.contents(url).filter { !$0.contains("nextKey") }
+        == before.filter { !$0.contains("nextKey") })
+  }
+
+  @Test func aVersion1FileGoesThroughEveryStageInOneOpen() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, folderID) = try Self.version1File(at: url)
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2(), Self.v3()])
+    #expect(try plan.validate(against: url) == ["2.0.0", "3.0.0"])
+    let store = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    let context = PersistentContainer(store: store).viewContext
+    let dune = try context.existingObject(with: noteIDs[0])
+    #expect(try dune.value(forKey: "summary") as? String == "spice", "renamed twice")
+    #expect(
+      try context.existingObject(with: folderID).value(forKey: "colour") as? String == "it's blue")
+    #expect(store.metadata["modelVersion"] == "3.0.0")
+  }
+
+  @Test func aFileMadeBeforeVersionsIsTakenForTheEarliestVersionWithItsHash() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    // Version 1's entities without a version identifier: the file's metadata names none.
+    let unversioned = try ObjectModel(entities: try Self.v1().entities, fetchRequestTemplates: [])
+    let (noteIDs, _) = try Self.version1File(at: url, model: unversioned)
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    #expect(try SQLiteStoreFile.metadata(connection)["modelVersion"] == nil)
+    connection.close()
+    // A version 1.1 with the same hash (only a default differs) comes after 1.0 in the plan.
+    let v1Point1 = try ObjectModel(
+      entities: try Self.v1().entities, fetchRequestTemplates: [], version: "1.1.0")
+    #expect(v1Point1.versionHash == unversioned.versionHash)
+    let plan = try MigrationPlan(versions: [Self.v1(), v1Point1, Self.v2()])
+    #expect(try plan.validate(against: url) == ["1.1.0", "2.0.0"])
+    let store = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    let context = PersistentContainer(store: store).viewContext
+    #expect(
+      try context.existingObject(with: noteIDs[0]).value(forKey: "details") as? String == "spice")
+  }
+
+  @Test func aSwappedPairOfNamesMovesThroughTemporaryNames() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("pair.sqlite")
+    func model(_ first: String, _ second: String, renamed: Bool, _ version: ModelVersion) throws
+      -> ObjectModel
+    {
+      try ObjectModel(
+        entities: [
+          EntityDescription(
+            name: "Pair",
+            attributes: [
+              AttributeDescription(
+                name: first, type: .string, defaultValue: "", originalName: renamed ? second : nil),
+              AttributeDescription(
+                name: second, type: .string, defaultValue: "", originalName: renamed ? first : nil),
+            ])
+        ], fetchRequestTemplates: [], version: version)
+    }
+    let v1 = try model("left", "right", renamed: false, "1.0.0")
+    let store = try SQLiteStore(url: url, model: v1)
+    let context = PersistentContainer(store: store).viewContext
+    let pair = try context.insertObject(forEntityName: "Pair")
+    try pair.setValue("L", forKey: "left")
+    try pair.setValue("R", forKey: "right")
+    try context.save()
+    try store.close()
+    let plan = try MigrationPlan(versions: [v1, try model("right", "left", renamed: true, "2.0.0")])
+    let migrated = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    let read = try PersistentContainer(store: migrated).viewContext.existingObject(
+      with: pair.objectID)
+    // Version 2's `right` was `left`, and its `left` was `right`.
+    #expect(try read.value(forKey: "right") as? String == "L")
+    #expect(try read.value(forKey: "left") as? String == "R")
+  }
+
+  @Test func renamesDeclaredOnTheWrappersMigrateATypedModel() throws {
+    let v1 = try ObjectModel(
+      types: [JournalV1.Entry.self, JournalV1.DatedEntry.self], version: "1")
+    let v2 = try ObjectModel(
+      types: [JournalV2.Entry.self, JournalV2.DatedEntry.self], version: "2")
+    let names = ["Entry", "DatedEntry"].map { name in
+      v2.entity(named: name)!.attributes.map { "\($0.name)<-\($0.originalName ?? "-")" }
+    }
+    #expect(
+      names == [["pinned<--", "title<-heading", "text<-body"], ["day<--", "feeling<-mood"]])
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("journal.sqlite")
+    let store = try SQLiteStore(url: url, model: v1)
+    let writer = PersistentContainer(store: store).viewContext
+    let entry = writer.insert(JournalV1.DatedEntry.self)
+    entry.heading = "Monday"
+    entry.body = "rain"
+    entry.day = 1
+    entry.mood = "glum"
+    try writer.save()
+    try store.close()
+    let plan = try MigrationPlan(versions: [v1, v2])
+    let migrated = try SQLiteStore(url: url, model: v2, options: Self.options(plan))
+    let reader = PersistentContainer(store: migrated).viewContext
+    let read = try #require(
+      try reader.existingObject(with: entry.objectID) as? JournalV2.DatedEntry)
+    #expect(read.title == "Monday" && read.text == "rain" && read.day == 1)
+    #expect(read.feeling == "glum" && read.pinned == false)
+  }
+
+  // MARK: Refusing
+
+  @Test func aFileOfALaterVersionIsRefusedSayingSo() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    _ = try Self.version1File(at: url)
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2()])
+    try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan)).close()
+    let before = try Self.contents(url)
+    // The app of version 1, with or without a plan, meets a file of version 2.
+    for options in [SQLiteStore.Options(), Self.options(try MigrationPlan(versions: [Self.v1()]))] {
+      let error = #expect(throws: SQLiteStoreOpenError.self) {
+        _ = try SQLiteStore(url: url, model: try Self.v1(), options: options)
+      }
+      #expect(
+        error == .newerModelVersion(path: url.path, fileVersion: "2.0.0", appVersion: "1.0.0"))
+      #expect(
+        error?.description.contains("version 2.0.0, which is newer than this app's 1.0.0") == true)
+    }
+    #expect(try Self.contents(url) == before)
+  }
+
+  @Test func aFileOfAVersionThePlanDoesNotListIsRefusedNamingWhatDiffers() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    _ = try Self.version1File(at: url)
+    let before = try Self.contents(url)
+    // Without a plan, the version 2 app refuses the file as another model's.
+    let error = #expect(throws: SQLiteStoreOpenError.self) {
+      _ = try SQLiteStore(url: url, model: try Self.v2())
+    }
+    guard case .modelMismatch(_, let differences, _) = error else {
+      Issue.record("expected a model mismatch, got \(String(describing: error))")
+      return
+    }
+    #expect(differences.map(\.entity).contains("Note"))
+    // A plan without version 1 says the same.
+    let plan = try MigrationPlan(versions: [Self.v2(), Self.v3()])
+    #expect(throws: SQLiteStoreOpenError.self) { _ = try plan.validate(against: url) }
+    #expect(throws: SQLiteStoreOpenError.self) {
+      _ = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    }
+    #expect(try Self.contents(url) == before)
+  }
+
+  @Test func changesThatCannotBeInferredAreRefusedBeforeAnythingIsWritten() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    _ = try Self.version1File(at: url)
+    let before = try Self.contents(url)
+    let v1 = try Self.v1()
+    var entities = v1.entities.map { $0 }
+    // Note.pages becomes text; Note gains a required attribute without a default; a new entity.
+    entities[0] = EntityDescription(
+      name: "Note",
+      attributes: [
+        AttributeDescription(name: "title", type: .string, defaultValue: "", isIndexed: true),
+        AttributeDescription(name: "notes", type: .string, isOptional: true),
+        AttributeDescription(name: "pages", type: .string, isOptional: true),
+        AttributeDescription(name: "isbn", type: .string, isOptional: false),
+      ],
+      relationships: [
+        RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes")
+      ])
+    let changed = try ObjectModel(
+      entities: entities.map { $0 } + [EntityDescription(name: "Tag")], fetchRequestTemplates: [],
+      version: "2.0.0")
+    let plan = try MigrationPlan(versions: [v1, changed])
+    let error = #expect(throws: SQLiteStoreOpenError.self) { _ = try plan.validate(against: url) }
+    #expect(
+      error
+        == .migrationNotInferred(
+          path: url.path,
+          refusals: [
+            MigrationRefusal(
+              from: "1.0.0", to: "2.0.0", entity: "Tag", property: nil, change: "entity added",
+              needs:
+                "a migration this version does not infer yet (entities added, removed or renamed)")
+          ]))
+    let withoutTag = try ObjectModel(
+      entities: entities, fetchRequestTemplates: [], version: "2.0.0")
+    let second = try MigrationPlan(versions: [v1, withoutTag])
+    let refused = #expect(throws: SQLiteStoreOpenError.self) {
+      _ = try SQLiteStore(url: url, model: withoutTag, options: Self.options(second))
+    }
+    guard case .migrationNotInferred(_, let refusals)? = refused else {
+      Issue.record("expected a refused migration, got \(String(describing: refused))")
+      return
+    }
+    #expect(
+      refusals.map(\.description) == [
+        "1.0.0 → 2.0.0: Note.pages: type int → string: needs a migration this version does not "
+          + "infer yet (type changes)",
+        "1.0.0 → 2.0.0: Note.isbn: added, not optional: needs a default value, which existing "
+          + "objects take",
+      ])
+    #expect(try Self.contents(url) == before)
+  }
+
+  @Test func aStoreWhoseModelIsNotThePlansLastVersionIsRefused() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    _ = try Self.version1File(at: url)
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2()])
+    let error = #expect(throws: ObjectGraphError.self) {
+      _ = try SQLiteStore(url: url, model: try Self.v1(), options: Self.options(plan))
+    }
+    #expect(error?.kind == .invalidMigrationPlan)
+  }
+
+  // MARK: Failures
+
+  @Test func aFailureAtAnyStatementOfAMigrationLeavesTheFileAsItWas() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2(), Self.v3()])
+    var failed = 0
+    for step in 1... {
+      let url = folder.url.appendingPathComponent("notes-\(step).sqlite")
+      let (noteIDs, _) = try Self.version1File(at: url)
+      let before = try Self.contents(url)
+      do {
+        let store = try SQLiteStore(
+          url: url, model: plan.currentModel, options: Self.options(plan, failingAt: step))
+        // The injection came after the migration's last statement: it is done.
+        let context = PersistentContainer(store: store).viewContext
+        #expect(
+          try context.existingObject(with: noteIDs[0]).value(forKey: "summary") as? String
+            == "spice")
+        break
+      } catch let error as SQLiteError {
+        #expect(error.kind == .injected)
+        failed += 1
+      }
+      #expect(try Self.contents(url) == before, "statement \(step)")
+      // The file opens and migrates afterwards.
+      let store = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+      #expect(store.metadata["modelVersion"] == "3.0.0")
+      try store.close()
+    }
+    // BEGIN, the stages' statements, the metadata, COMMIT.
+    #expect(failed > 8)
+  }
+
+  // MARK: Plans and versions
+
+  @Test func aPlanNeedsIncreasingVersions() throws {
+    let unversioned = try ObjectModel(entities: try Self.v1().entities, fetchRequestTemplates: [])
+    for versions in [
+      [], [unversioned], [try Self.v2(), try Self.v1()], [try Self.v1(), try Self.v1()],
+    ] {
+      let error = #expect(throws: ObjectGraphError.self) {
+        _ = try MigrationPlan(versions: versions)
+      }
+      #expect(error?.kind == .invalidMigrationPlan)
+    }
+    let error = #expect(throws: ObjectGraphError.self) {
+      _ = try MigrationPlan(versions: [try Self.v2(), try Self.v1()])
+    }
+    #expect(
+      error?.description
+        == "the migration plan lists version 1.0.0 after 2.0.0: versions must increase along the plan"
+    )
+  }
+
+  @Test func versionsReadWriteAndOrderAsSoftwareVersions() throws {
+    #expect(ModelVersion("1.2.3") == ModelVersion(1, 2, 3))
+    #expect(ModelVersion("2") == ModelVersion(2, 0, 0))
+    #expect(ModelVersion(1, 2, 0) < ModelVersion(1, 10, 0))
+    for bad in ["", "1.", "a", "1.2.3.4", "-1", "1..2", "１"] {
+      #expect(ModelVersion(bad) == nil, "\(bad)")
+    }
+    let json = try JSONEncoder().encode(ModelVersion(3, 1, 4))
+    #expect(String(decoding: json, as: UTF8.self) == "\"3.1.4\"")
+    #expect(try JSONDecoder().decode(ModelVersion.self, from: json) == "3.1.4")
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode(ModelVersion.self, from: Data("\"x\"".utf8))
+    }
+  }
+
+  @Test func literalsReadBackAsTheSameValues() throws {
+    let connection = try SQLiteConnection(path: ":memory:", create: true)
+    defer { connection.close() }
+    let values: [SQLiteValue] = [
+      .null, .integer(.min), .integer(.max), .real(0.1), .real(-0.0), .real(1e300),
+      .real(.leastNonzeroMagnitude),
+      .real(.infinity), .real(-.infinity), .real(3), .text("it's"), .text(""), .text("é\u{1F600}"),
+      .blob([]), .blob([0, 255, 16]),
+    ]
+    for value in values {
+      let literal = try #require(SQLiteMigrationStage.literal(value))
+      let read = try connection.statement("SELECT \(literal)").rows()[0][0]
+      if case .real(let expected) = value, case .real(let got) = read {
+        #expect(expected.bitPattern == got.bitPattern || (expected == 0 && got == 0), "\(literal)")
+      } else {
+        #expect(read == value, "\(literal)")
+      }
+    }
+    #expect(SQLiteMigrationStage.literal(.text("a\u{0}b")) == nil)
+  }
+}
