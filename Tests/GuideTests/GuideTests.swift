@@ -13,6 +13,7 @@ import Testing
     let run = try #require(entry.firstBlock)
     defer {
       if guide == "SQLiteStore" { removeStore(named: "Library.sqlite") }
+      if guide == "ChangingYourModel" { removeStore(named: "Notes.sqlite") }
       if guide == "ObservedGraphSQLite.docc/ObservedGraphSQLite" {
         removeStore(named: "Shelf.sqlite")
       }
@@ -50,7 +51,7 @@ import Testing
   /// The guides that must have a first Swift block a reader can run.
   static let guidesWithCode = [
     "README", "GettingStarted", "Observing", "Relationships", "UndoLog", "SQLiteStore",
-    "Fetching", "Testing", "ComingFromCoreData", "Architecture",
+    "Fetching", "Testing", "ComingFromCoreData", "Architecture", "ChangingYourModel",
   ]
 
   @Test(arguments: guidesWithCode)

@@ -456,6 +456,45 @@ enum JournalV2 {
     #expect(failed > 8)
   }
 
+  /// Two opens that both read the file as version 1 while a third connection holds the write
+  /// lock: the one that gets the lock second decides again and finds nothing to do.
+  @Test func twoOpensThatBothSawTheOldVersionMigrateItOnce() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, _) = try Self.version1File(at: url)
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2()])
+    final class Holder: @unchecked Sendable {
+      // Used by one thread at a time: the test's, then the one that commits.
+      let connection: SQLiteConnection
+      let lock = NSLock()
+      var errors: [String] = []
+      init(_ connection: SQLiteConnection) { self.connection = connection }
+    }
+    let holder = Holder(try SQLiteConnection(path: url.path, create: false))
+    try holder.connection.execute("BEGIN IMMEDIATE")
+    let released = DispatchSemaphore(value: 0)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
+      try? holder.connection.execute("COMMIT")
+      released.signal()
+    }
+    let options = Self.options(plan)
+    let model = plan.currentModel
+    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+      do {
+        try SQLiteStore(url: url, model: model, options: options).close()
+      } catch {
+        holder.lock.withLock { holder.errors.append("\(error)") }
+      }
+    }
+    released.wait()
+    holder.connection.close()
+    #expect(holder.errors == [])
+    let store = try SQLiteStore(url: url, model: model, options: options)
+    let context = PersistentContainer(store: store).viewContext
+    #expect(
+      try context.existingObject(with: noteIDs[0]).value(forKey: "details") as? String == "spice")
+  }
+
   // MARK: Plans and versions
 
   @Test func aPlanNeedsIncreasingVersions() throws {
