@@ -135,6 +135,9 @@ public final class SQLiteStore: PersistentStore {
   /// The connection's ``SQLiteConnection/lengthLimit``, read once per save (it is a call into
   /// SQLite) for the check of each string and data value.
   private var savedLengthLimit = Int.max
+  /// SQLite's schema cookie (`PRAGMA schema_version`) when the store last found the file's model
+  /// to be its own: every change of the schema changes it (another process's migration too).
+  private var checkedSchemaVersion: Int64 = 0
 
   /// Opens the store in the file at `url`, creating the file when there is none.
   ///
@@ -198,6 +201,7 @@ public final class SQLiteStore: PersistentStore {
         nextKey = next
         reservedEnd = next + keyBlockSize
         try writeNextKey(reservedEnd)
+        checkedSchemaVersion = try schemaVersion()
         // Read back before the commit: a file whose damage shows only now is left as it was.
         return try readMetadata()
       }
@@ -216,6 +220,32 @@ public final class SQLiteStore: PersistentStore {
       }
     }
     return metadata
+  }
+
+  /// SQLite's schema cookie.
+  private func schemaVersion() throws -> Int64 {
+    guard case .integer(let version)? = try connection.statement("PRAGMA schema_version").rows()
+      .first?.first
+    else { return 0 }
+    return version
+  }
+
+  /// Refuses to write to a file whose model is no longer the store's: another process migrated
+  /// it since the store opened. Read in the save's transaction, so no migration can come between
+  /// the check and the writes; costs one pragma unless the schema changed.
+  private func refuseAnotherModel() throws {
+    let version = try schemaVersion()
+    guard version != checkedSchemaVersion else { return }
+    let stored = try SQLiteStoreFile.metadata(connection)
+    let storedHash = stored["versionHash"] ?? ""
+    guard storedHash == model.versionHash else {
+      throw SQLiteStoreOpenError.modelMismatch(
+        path: url.path,
+        differences: SQLiteStoreFile.storedModel(stored["model"], like: model)
+          .map(model.differences(from:)) ?? [],
+        storedHash: storedHash)
+    }
+    checkedSchemaVersion = version
   }
 
   private func writeNextKey(_ key: Int64) throws {
@@ -648,7 +678,9 @@ public final class SQLiteStore: PersistentStore {
   ///   holds (deleted since it was loaded: Core Data's optimistic locking failure);
   ///   `ObjectGraphError.Kind.invalidValue` for NaN, which SQLite would keep as NULL;
   ///   `ObjectGraphError.Kind.tooLong` for a string or data value, or a whole row, longer than
-  ///   SQLite takes (`SQLITE_LIMIT_LENGTH`), naming the entity and the key. The
+  ///   SQLite takes (`SQLITE_LIMIT_LENGTH`), naming the entity and the key;
+  ///   ``SQLiteStoreOpenError/modelMismatch(path:differences:storedHash:)`` when another process
+  ///   migrated the file to another model since the store opened. The
   ///   transaction is rolled back: the file is as it was.
   /// - Complexity: O(*n*) statements in the number of changed objects and relationship changes,
   ///   in one transaction.
@@ -678,6 +710,7 @@ public final class SQLiteStore: PersistentStore {
     savedLengthLimit = connection.lengthLimit
     do {
       try connection.transaction {
+        try refuseAnotherModel()
         try refuseKeysReservedElsewhere(changes.inserted)
         for id in changes.deleted { try delete(id) }
         for object in changes.inserted { try insert(object) }

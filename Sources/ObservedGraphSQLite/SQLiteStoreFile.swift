@@ -227,7 +227,7 @@ final class SQLiteStoreFile {
 
   /// The model a store's metadata describes, read with the transformable types of `model`; nil
   /// when it cannot be read back.
-  private static func storedModel(_ json: String?, like model: ObjectModel) -> ObjectModel? {
+  static func storedModel(_ json: String?, like model: ObjectModel) -> ObjectModel? {
     guard let json else { return nil }
     let decoder = JSONDecoder()
     decoder.userInfo[AttributeType.transformableTypesKey] = model.entities.flatMap(\.attributes)

@@ -495,6 +495,31 @@ enum JournalV2 {
       try context.existingObject(with: noteIDs[0]).value(forKey: "details") as? String == "spice")
   }
 
+  @Test func aStoreOfTheOldModelIsRefusedAtItsNextSaveAfterAnotherMigratesTheFile() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, _) = try Self.version1File(at: url)
+    let old = try SQLiteStore(url: url, model: try Self.v1())
+    let context = PersistentContainer(store: old).viewContext
+    let note = try context.existingObject(with: noteIDs[1])
+    try note.setValue("first", forKey: "notes")
+    try context.save()
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2()])
+    let migrating = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    let after = try Self.contents(url)
+    try note.setValue("second", forKey: "notes")
+    let error = #expect(throws: SQLiteStoreOpenError.self) { try context.save() }
+    guard case .modelMismatch(_, let differences, let storedHash)? = error else {
+      Issue.record("expected a model mismatch, got \(String(describing: error))")
+      return
+    }
+    #expect(storedHash == plan.currentModel.versionHash)
+    #expect(differences.contains { $0.property == "details" })
+    #expect(context.hasChanges, "the change is still to be saved")
+    #expect(try Self.contents(url) == after)
+    try migrating.close()
+  }
+
   // MARK: Plans and versions
 
   @Test func aPlanNeedsIncreasingVersions() throws {
