@@ -224,8 +224,9 @@ public final class SQLiteStore: PersistentStore {
 
   /// SQLite's schema cookie.
   private func schemaVersion() throws -> Int64 {
-    guard case .integer(let version)? = try connection.statement("PRAGMA schema_version").rows()
-      .first?.first
+    guard
+      case .integer(let version)? = try connection.statement("PRAGMA schema_version").rows()
+        .first?.first
     else { return 0 }
     return version
   }
