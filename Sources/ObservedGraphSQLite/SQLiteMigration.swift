@@ -7,9 +7,13 @@ import ObservedGraph
 ///
 /// Inferred today: adding an attribute (optional, or with a default: existing objects take the
 /// default), removing one, renaming one (``AttributeDescription/originalName``), optional to
-/// non-optional with a default (objects without a value take it), non-optional to optional. Each
-/// entity must keep its name, parent and relationships. Columns are matched by their place in
-/// the two schemas, not by name: a rename can move another column's `_2` suffix.
+/// non-optional with a default (objects without a value take it), non-optional to optional;
+/// adding an entity (a new hierarchy, or under an existing entity), removing a whole hierarchy
+/// (its table and its objects go); adding an optional relationship (existing objects have
+/// none) and removing one (its column or join table goes). An entity kept must keep its parent,
+/// and a relationship kept its shape. Columns are matched by their place in the two schemas,
+/// not by name: a rename can move another column's `_2` suffix. Entity ids are the file's: an
+/// entity kept keeps its id, and an added one takes the next after the largest the file names.
 ///
 /// What SQLite 3.40 does with each statement: `ADD COLUMN` with a constant default and
 /// `RENAME COLUMN` change only the schema (no row is read or written); `DROP COLUMN` rewrites
@@ -28,48 +32,79 @@ struct SQLiteMigrationStage {
   let destination: ObjectModel
   private(set) var steps: [Step] = []
   private(set) var refusals: [MigrationRefusal] = []
+  /// The entity ids of the file after the stage: those of the entities it keeps, and the next
+  /// ones after the largest the file names for the entities it adds.
+  let entityIDs: [String: Int]
 
-  /// Infers the stage from `source` to `destination`.
-  init(from source: ObjectModel, to destination: ObjectModel) {
+  /// Infers the stage from `source` to `destination`, for a file whose `og_entities` holds
+  /// `entityIDs`.
+  init(from source: ObjectModel, to destination: ObjectModel, entityIDs: [String: Int]) {
     self.source = source
     self.destination = destination
+    let before = SQLiteSchema(model: source, entityIDs: entityIDs)
+    let after = SQLiteSchema(model: destination, entityIDs: entityIDs)
+    self.entityIDs = after.entityIDs
     checkEntities()
     guard refusals.isEmpty else { return }
-    let before = SQLiteSchema(model: source)
-    let after = SQLiteSchema(model: destination)
     var renamed: [String: [String: String]] = [:]  // table → old column → new column
     var defaults: [String: [String: SQLiteValue]] = [:]  // table → new column → value
     var fills: [Step] = []
     for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
-      let old = source.entity(named: entity.name)!
+      // A new entity has no objects: its columns and tables are added empty.
+      guard let old = source.entity(named: entity.name) else { continue }
       matchAttributes(
         of: entity, old, before, after, renamed: &renamed, defaults: &defaults, fills: &fills)
       matchRelationships(of: entity, old, before, after, renamed: &renamed)
     }
     guard refusals.isEmpty else { return }
-    for table in after.tables where !table.name.hasPrefix("og_") || table.name.hasPrefix("og_join_")
-    {
-      guard let oldTable = before.tables.first(where: { $0.name == table.name }) else {
-        // Only a new entity or relationship makes a table, and neither is inferred yet.
-        continue
+    let stored = { (table: SQLiteSchema.Table) in
+      !table.name.hasPrefix("og_") || table.name.hasPrefix("og_join_")
+    }
+    for table in after.tables where stored(table) {
+      if let oldTable = before.tables.first(where: { $0.name == table.name }) {
+        alter(
+          oldTable, into: table, renamed: renamed[table.name] ?? [:],
+          defaults: defaults[table.name] ?? [:])
+      } else {
+        steps += SQLiteSchema.statements(creating: table).map(Step.execute)
       }
-      alter(
-        oldTable, into: table, renamed: renamed[table.name] ?? [:],
-        defaults: defaults[table.name] ?? [:])
+    }
+    for table in before.tables
+    where stored(table) && !after.tables.contains(where: { $0.name == table.name }) {
+      steps.append(.execute("DROP TABLE \(SQLiteSchema.quoted(table.name))"))
     }
     steps += fills
+    for name in Set(before.entityIDs.keys).subtracting(after.entityIDs.keys).sorted() {
+      steps.append(
+        .run(
+          #"DELETE FROM "og_entities" WHERE "id" = ?"#, [.integer(Int64(before.entityIDs[name]!))]))
+    }
+    for name in Set(after.entityIDs.keys).subtracting(before.entityIDs.keys).sorted() {
+      steps.append(
+        .run(
+          #"INSERT INTO "og_entities" ("id", "name") VALUES (?, ?)"#,
+          [.integer(Int64(after.entityIDs[name]!)), .text(name)]))
+    }
   }
 
   // MARK: Inference
 
-  /// Entities must keep their names, parents and abstractness.
+  /// Entities added and removed are inferred when no existing object changes entity: a new
+  /// entity (of a new hierarchy or under an existing entity) starts empty, and a removed
+  /// hierarchy takes its table with it. An entity kept must keep its parent and abstractness.
   private mutating func checkEntities() {
     let before = Set(source.entities.map(\.name))
     let after = Set(destination.entities.map(\.name))
-    for name in before.symmetricDifference(after).sorted() {
-      refuse(
-        name, nil, before.contains(name) ? "entity removed" : "entity added",
-        needs: "a migration this version does not infer yet (entities added, removed or renamed)")
+    for name in before.subtracting(after).sorted() {
+      let entity = source.entity(named: name)!
+      var root = entity
+      while let parent = root.parent { root = parent }
+      if after.contains(root.name) {
+        refuse(
+          name, nil, "entity removed from the hierarchy of \(root.name)",
+          needs: "a migration this version does not infer yet (the objects of an entity under "
+            + "one that stays)")
+      }
     }
     for name in before.intersection(after).sorted() {
       let old = source.entity(named: name)!
@@ -174,33 +209,40 @@ struct SQLiteMigrationStage {
     }
   }
 
-  /// Relationships must stay as they were; their columns may move (a `_2` suffix).
+  /// Relationships added (optional ones: existing objects have none) and removed are inferred;
+  /// one kept must keep its shape, and its columns may move (a `_2` suffix).
   private mutating func matchRelationships(
     of entity: EntityDescription, _ old: EntityDescription, _ before: SQLiteSchema,
     _ after: SQLiteSchema, renamed: inout [String: [String: String]]
   ) {
     let oldLines = Dictionary(
       uniqueKeysWithValues: old.relationships.map { ($0.name, Self.line($0)) })
-    let newLines = Dictionary(
-      uniqueKeysWithValues: entity.relationships.map { ($0.name, Self.line($0)) })
-    for name in Set(oldLines.keys).union(newLines.keys).sorted()
-    where oldLines[name] != newLines[name] {
-      let change =
-        switch (oldLines[name], newLines[name]) {
-        case (nil, _): "relationship added"
-        case (_, nil): "relationship removed"
-        case (let was?, let now?): "relationship \(was) → \(now)"
+    for relationship in entity.relationships {
+      guard let was = oldLines[relationship.name] else {
+        let required =
+          relationship.isToMany ? relationship.minCount > 0 : !relationship.isOptional
+        if required {
+          refuse(
+            entity.name, relationship.name, "required relationship added",
+            needs: "a custom stage: existing objects have no related object")
         }
-      refuse(
-        entity.name, name, change,
-        needs: "a migration this version does not infer yet (relationship changes)")
-    }
-    for relationship in entity.relationships where oldLines[relationship.name] != nil {
-      let was = before.places[old.name]?[relationship.name]
-      let now = after.places[entity.name]?[relationship.name]
-      switch (was, now) {
+        continue
+      }
+      let now = Self.line(relationship)
+      guard was == now else {
+        refuse(
+          entity.name, relationship.name, "relationship \(was) → \(now)",
+          needs: "a migration this version does not infer yet (relationship changes)")
+        continue
+      }
+      switch (
+        before.places[old.name]?[relationship.name], after.places[entity.name]?[relationship.name]
+      ) {
       case (.column(let table, let oldColumn)?, .column(_, let newColumn)?):
         renamed[table, default: [:]][oldColumn] = newColumn
+        // A to-one whose destination gains its first sub-entity gets the entity column beside
+        // it, empty: the store reads an empty one as the destination itself, which is what every
+        // reference made before the stage is.
         if let oldEntity = before.entityColumns["\(table).\(oldColumn)"],
           let newEntity = after.entityColumns["\(table).\(newColumn)"]
         {
@@ -405,7 +447,8 @@ extension MigrationPlan {
       throw SQLiteStoreOpenError.notAStore(path: url.path, tables: tables)
     }
     let opening = try SQLiteStoreFile.opening(
-      SQLiteStoreFile.metadata(connection), model: currentModel, plan: self, path: url.path)
+      SQLiteStoreFile.metadata(connection), model: currentModel, plan: self, path: url.path,
+      entityIDs: SQLiteStoreFile.entityIDs(connection))
     guard case .migrate(let stages) = opening else { return [] }
     return stages.compactMap(\.destination.version)
   }

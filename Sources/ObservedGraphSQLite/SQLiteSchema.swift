@@ -12,7 +12,7 @@ import ObservedGraph
 /// - A to-one relationship is an `INTEGER` column holding the related object's key, with an index.
 ///   SQLite does not enforce it: a `noAction` delete may leave it naming an object that is gone.
 ///   When the destination entity has sub-entities, `<name>_entity` beside it holds the related
-///   object's entity id.
+///   object's entity id (empty, as a migration leaves it: the destination itself).
 /// - A to-many whose inverse is a to-one lives in the inverse's column; when it is ordered, the
 ///   destination's table also has `<inverse>_order`, the object's position.
 /// - A many-to-many pair shares one join table `og_join_<Entity>_<relationship>`, named after the
@@ -20,7 +20,8 @@ import ObservedGraph
 ///   `target` indexed), and `source_order` / `target_order` for an ordered side. A to-many without
 ///   an inverse has a join table of its own.
 /// - An attribute marked indexed (``AttributeDescription/isIndexed``) has an index on its column.
-/// - `og_metadata` (key and value) and `og_entities` (id and name; ids from 1 in name order).
+/// - `og_metadata` (key and value) and `og_entities` (id and name; in a new file, ids from 1 in
+///   name order; an entity a migration adds takes the next id, and the others keep theirs).
 ///
 /// Attribute columns, their SQLite types and how they sort:
 ///
@@ -82,9 +83,18 @@ struct SQLiteSchema {
   /// "table.column": the related object's entity id, since its key alone does not say it.
   private(set) var entityColumns: [String: String] = [:]
 
-  init(model: ObjectModel) {
-    for (index, entity) in model.entities.sorted(by: { $0.name < $1.name }).enumerated() {
-      entityIDs[entity.name] = index + 1
+  /// The schema of `model`, with the entity ids a file keeps (`og_entities`) when it has them:
+  /// an entity the file does not name takes the next id after the largest, in name order. A new
+  /// file's ids are 1, 2, … in name order.
+  init(model: ObjectModel, entityIDs kept: [String: Int] = [:]) {
+    var next = (kept.values.max() ?? 0) + 1
+    for entity in model.entities.sorted(by: { $0.name < $1.name }) {
+      if let id = kept[entity.name] {
+        entityIDs[entity.name] = id
+      } else {
+        entityIDs[entity.name] = next
+        next += 1
+      }
     }
     tables.append(
       Table(
@@ -249,26 +259,27 @@ struct SQLiteSchema {
   }
 
   /// The statements that create the schema in an empty file, in order.
-  var statements: [String] {
-    tables.flatMap { table -> [String] in
-      var definitions = table.columns.map { column in
-        let declared = column.type.isEmpty ? "" : " \(column.type)"
-        let key = table.primaryKey.isEmpty && column.name == "og_pk" ? " PRIMARY KEY" : ""
-        let required = column.name == "og_entity" || table.primaryKey.contains(column.name)
-        return Self.quoted(column.name) + declared + key + (required ? " NOT NULL" : "")
-      }
-      if !table.primaryKey.isEmpty {
-        definitions.append(
-          "PRIMARY KEY (\(table.primaryKey.map(Self.quoted).joined(separator: ", ")))")
-      }
-      let create =
-        "CREATE TABLE \(Self.quoted(table.name)) (\(definitions.joined(separator: ", ")))"
-      return [create]
-        + table.indexed.map { column in
-          "CREATE INDEX \(Self.quoted("og_index_\(table.name)_\(column)")) ON "
-            + "\(Self.quoted(table.name)) (\(Self.quoted(column)))"
-        }
+  var statements: [String] { tables.flatMap(Self.statements(creating:)) }
+
+  /// The statements that create one table and its indexes.
+  static func statements(creating table: Table) -> [String] {
+    var definitions = table.columns.map { column in
+      let declared = column.type.isEmpty ? "" : " \(column.type)"
+      let key = table.primaryKey.isEmpty && column.name == "og_pk" ? " PRIMARY KEY" : ""
+      let required = column.name == "og_entity" || table.primaryKey.contains(column.name)
+      return Self.quoted(column.name) + declared + key + (required ? " NOT NULL" : "")
     }
+    if !table.primaryKey.isEmpty {
+      definitions.append(
+        "PRIMARY KEY (\(table.primaryKey.map(Self.quoted).joined(separator: ", ")))")
+    }
+    let create =
+      "CREATE TABLE \(Self.quoted(table.name)) (\(definitions.joined(separator: ", ")))"
+    return [create]
+      + table.indexed.map { column in
+        "CREATE INDEX \(Self.quoted("og_index_\(table.name)_\(column)")) ON "
+          + "\(Self.quoted(table.name)) (\(Self.quoted(column)))"
+      }
   }
 
   /// A name as an SQL identifier: in double quotes, a double quote doubled.

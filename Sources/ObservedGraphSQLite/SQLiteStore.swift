@@ -171,8 +171,10 @@ public final class SQLiteStore: PersistentStore {
       layouts[entity.name] = EntityLayout(entity, schema: schema, model: model)
     }
     self.layouts = layouts
-    var byID = [EntityLayout?](repeating: nil, count: schema.entityIDs.count + 1)
-    var entitiesByID = [EntityDescription?](repeating: nil, count: schema.entityIDs.count + 1)
+    // Ids are those of the file: a migration may have removed some and added others after them.
+    let idCount = (schema.entityIDs.values.max() ?? 0) + 1
+    var byID = [EntityLayout?](repeating: nil, count: idCount)
+    var entitiesByID = [EntityDescription?](repeating: nil, count: idCount)
     for (name, id) in schema.entityIDs {
       byID[id] = layouts[name]
       entitiesByID[id] = model.entity(named: name)

@@ -34,18 +34,19 @@ final class SQLiteStoreFile {
   ) throws {
     let connection = try SQLiteConnection(path: path, create: create, busyTimeout: busyTimeout)
     self.connection = connection
-    schema = SQLiteSchema(model: model)
     do {
       let tables = try Self.tables(connection)
       if tables.isEmpty {
         storeIdentifier = UUID()
+        schema = SQLiteSchema(model: model)
         try Self.create(connection, schema, model, storeIdentifier)
       } else {
         guard tables.contains("og_metadata") else {
           throw SQLiteStoreOpenError.notAStore(path: path, tables: tables)
         }
         let opening = try Self.opening(
-          Self.metadata(connection), model: model, plan: migrationPlan, path: path)
+          Self.metadata(connection), model: model, plan: migrationPlan, path: path,
+          entityIDs: Self.entityIDs(connection))
         if case .asItIs = opening {
         } else {
           // Decided again under the write lock: another process may have migrated the file
@@ -54,17 +55,40 @@ final class SQLiteStoreFile {
           defer { connection.failingStep = nil }
           try connection.transaction {
             let again = try Self.opening(
-              Self.metadata(connection), model: model, plan: migrationPlan, path: path)
+              Self.metadata(connection), model: model, plan: migrationPlan, path: path,
+              entityIDs: Self.entityIDs(connection))
             try Self.carry(out: again, connection, model)
           }
         }
         storeIdentifier = try Self.identifier(Self.metadata(connection), path: path)
+        schema = try Self.schema(of: model, connection, path: path)
         try Self.verify(connection, integrityCheck, path: path)
       }
     } catch {
       connection.close()
       throw error
     }
+  }
+
+  /// The entity ids the file keeps in `og_entities`, by name.
+  static func entityIDs(_ connection: SQLiteConnection) throws -> [String: Int] {
+    var ids: [String: Int] = [:]
+    for row in try connection.statement(#"SELECT "id", "name" FROM "og_entities""#).rows() {
+      if case .integer(let id) = row[0], case .text(let name) = row[1] { ids[name] = Int(id) }
+    }
+    return ids
+  }
+
+  /// The schema of `model` with the file's entity ids; every entity of the model must have one.
+  private static func schema(of model: ObjectModel, _ connection: SQLiteConnection, path: String)
+    throws -> SQLiteSchema
+  {
+    let ids = try entityIDs(connection)
+    for entity in model.entities where ids[entity.name] == nil {
+      throw SQLiteStoreOpenError.unknownFormat(
+        path: path, format: "\(format) without an id for the entity \(entity.name)")
+    }
+    return SQLiteSchema(model: model, entityIDs: ids)
   }
 
   /// The names of the file's tables, sorted.
@@ -142,7 +166,8 @@ final class SQLiteStoreFile {
   /// opened: another format, a later model version, a model the plan does not list (naming what
   /// differs), a migration that cannot be inferred (naming each change).
   static func opening(
-    _ metadata: [String: String], model: ObjectModel, plan: MigrationPlan?, path: String
+    _ metadata: [String: String], model: ObjectModel, plan: MigrationPlan?, path: String,
+    entityIDs: @autoclosure () throws -> [String: Int]
   ) throws -> Opening {
     guard metadata["format"] == format else {
       throw SQLiteStoreOpenError.unknownFormat(path: path, format: metadata["format"] ?? "none")
@@ -187,7 +212,12 @@ final class SQLiteStoreFile {
       return storedVersion == nil ? .recordVersion : .asItIs
     }
     let later = Array(plan.versions(after: source.version!))
-    let stages = zip([source] + later, later).map { SQLiteMigrationStage(from: $0, to: $1) }
+    var ids = try entityIDs()
+    var stages: [SQLiteMigrationStage] = []
+    for (from, to) in zip([source] + later, later) {
+      stages.append(SQLiteMigrationStage(from: from, to: to, entityIDs: ids))
+      ids = stages[stages.count - 1].entityIDs
+    }
     let refusals = stages.flatMap(\.refusals)
     guard refusals.isEmpty else {
       throw SQLiteStoreOpenError.migrationNotInferred(path: path, refusals: refusals)

@@ -313,6 +313,169 @@ enum JournalV2 {
     #expect(read.feeling == "glum" && read.pinned == false)
   }
 
+  // MARK: Entities and relationships
+
+  /// Version 1 with a sub-entity of Folder and a root entity Tag, many-to-many with notes, and a
+  /// to-one from a folder to its pinned note (both relationships optional).
+  static func withTags() throws -> ObjectModel {
+    let v1 = try Self.v1()
+    return try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Note", attributes: v1.entity(named: "Note")!.attributes,
+          relationships: [
+            RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes"),
+            RelationshipDescription(
+              name: "tags", destination: "Tag", inverse: "notes", toMany: true),
+            RelationshipDescription(name: "pinnedIn", destination: "Folder", inverse: "pinned"),
+          ]),
+        EntityDescription(
+          name: "Folder", attributes: v1.entity(named: "Folder")!.attributes,
+          relationships: [
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: "folder", toMany: true),
+            RelationshipDescription(name: "pinned", destination: "Note", inverse: "pinnedIn"),
+          ]),
+        EntityDescription(
+          name: "SmartFolder", parent: "Folder",
+          attributes: [AttributeDescription(name: "query", type: .string, defaultValue: "")]),
+        EntityDescription(
+          name: "Tag",
+          attributes: [AttributeDescription(name: "label", type: .string, defaultValue: "")],
+          relationships: [
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: "tags", toMany: true)
+          ]),
+      ], fetchRequestTemplates: [], version: "1.5.0")
+  }
+
+  /// `withTags` without Tag (and the notes' tags), with a new root entity Label.
+  static func withLabels() throws -> ObjectModel {
+    let tagged = try Self.withTags()
+    return try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Note", attributes: tagged.entity(named: "Note")!.attributes,
+          relationships: tagged.entity(named: "Note")!.relationships.filter { $0.name != "tags" }),
+        EntityDescription(
+          name: "Folder", attributes: tagged.entity(named: "Folder")!.attributes,
+          relationships: tagged.entity(named: "Folder")!.relationships),
+        EntityDescription(
+          name: "SmartFolder", parent: "Folder",
+          attributes: tagged.entity(named: "SmartFolder")!.attributes),
+        EntityDescription(
+          name: "Label",
+          attributes: [AttributeDescription(name: "text", type: .string, isOptional: true)]),
+      ], fetchRequestTemplates: [], version: "1.6.0")
+  }
+
+  static func entityRows(_ url: URL) throws -> [String: Int] {
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    defer { connection.close() }
+    return try SQLiteStoreFile.entityIDs(connection)
+  }
+
+  @Test func entitiesAndOptionalRelationshipsAreAddedAndRemovedKeepingEveryEntityID() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, folderID) = try Self.version1File(at: url)
+    #expect(try Self.entityRows(url) == ["Folder": 1, "Note": 2])
+
+    let first = try MigrationPlan(versions: [Self.v1(), Self.withTags()])
+    #expect(try first.validate(against: url) == ["1.5.0"])
+    var store = try SQLiteStore(url: url, model: first.currentModel, options: Self.options(first))
+    #expect(try Self.entityRows(url) == ["Folder": 1, "Note": 2, "SmartFolder": 3, "Tag": 4])
+    var context = PersistentContainer(store: store).viewContext
+    let dune = try context.existingObject(with: noteIDs[0])
+    let inbox = try context.existingObject(with: folderID)
+    // Folder gained a sub-entity: the note's to-one to its folder now says the folder's entity.
+    #expect(try dune.value(forKey: "folder") as? ManagedObject === inbox)
+    #expect(try (dune.value(forKey: "tags") as? Set<ManagedObject>)?.isEmpty == true)
+    #expect(try inbox.value(forKey: "pinned") == nil)
+    let smart = try context.insertObject(forEntityName: "SmartFolder")
+    try smart.setValue("tag:red", forKey: "query")
+    try dune.setValue(smart, forKey: "folder")
+    try inbox.setValue(dune, forKey: "pinned")
+    let red = try context.insertObject(forEntityName: "Tag")
+    try red.setValue("red", forKey: "label")
+    try red.mutableSet(forKey: "notes").insert(dune)
+    try context.save()
+    try store.close()
+
+    store = try SQLiteStore(url: url, model: first.currentModel, options: Self.options(first))
+    context = PersistentContainer(store: store).viewContext
+    let reread = try context.existingObject(with: noteIDs[0])
+    #expect(try (reread.value(forKey: "folder") as? ManagedObject)?.objectID == smart.objectID)
+    #expect(try (reread.value(forKey: "pinnedIn") as? ManagedObject)?.objectID == folderID)
+    #expect(
+      try (reread.value(forKey: "tags") as? Set<ManagedObject>)?.map(\.objectID) == [red.objectID])
+    try store.close()
+
+    let second = try MigrationPlan(versions: [Self.v1(), Self.withTags(), Self.withLabels()])
+    store = try SQLiteStore(url: url, model: second.currentModel, options: Self.options(second))
+    // Tag's id is not given again: Label takes the next.
+    #expect(try Self.entityRows(url) == ["Folder": 1, "Note": 2, "SmartFolder": 3, "Label": 5])
+    context = PersistentContainer(store: store).viewContext
+    let last = try context.existingObject(with: noteIDs[0])
+    #expect(try (last.value(forKey: "folder") as? ManagedObject)?.objectID == smart.objectID)
+    #expect(try (last.value(forKey: "pinnedIn") as? ManagedObject)?.objectID == folderID)
+    let label = try context.insertObject(forEntityName: "Label")
+    try label.setValue("new", forKey: "text")
+    try context.save()
+    try store.close()
+    let tables = try SQLiteStoreFile.tables(try SQLiteConnection(path: url.path, create: false))
+    #expect(!tables.contains("Tag") && !tables.contains { $0.hasPrefix("og_join_") })
+    #expect(tables.contains("Label"))
+  }
+
+  @Test func aRequiredRelationshipAddedOrASubEntityRemovedIsRefused() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    _ = try Self.version1File(at: url)
+    let v1 = try Self.v1()
+    let required = try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Note", attributes: v1.entity(named: "Note")!.attributes,
+          relationships: [
+            RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes"),
+            RelationshipDescription(
+              name: "owner", destination: "Owner", inverse: "notes", isOptional: false),
+          ]),
+        EntityDescription(
+          name: "Folder", attributes: v1.entity(named: "Folder")!.attributes,
+          relationships: v1.entity(named: "Folder")!.relationships),
+        EntityDescription(
+          name: "Owner",
+          relationships: [
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: "owner", toMany: true)
+          ]),
+      ], fetchRequestTemplates: [], version: "2.0.0")
+    let before = try Self.contents(url)
+    let error = #expect(throws: SQLiteStoreOpenError.self) {
+      _ = try MigrationPlan(versions: [v1, required]).validate(against: url)
+    }
+    #expect(
+      error?.description.hasSuffix(
+        "1.0.0 → 2.0.0: Note.owner: required relationship added: needs a custom stage: existing "
+          + "objects have no related object") == true)
+    // A file of `withTags` whose SmartFolder goes away while Folder stays.
+    let url2 = folder.url.appendingPathComponent("tags.sqlite")
+    try SQLiteStore(url: url2, model: try Self.withTags()).close()
+    let tagged = try Self.withTags()
+    let withoutSmart = try ObjectModel(
+      entities: tagged.entities.filter { $0.name != "SmartFolder" }.map { $0.copyForTests() },
+      fetchRequestTemplates: [], version: "2.0.0")
+    let refused = #expect(throws: SQLiteStoreOpenError.self) {
+      _ = try MigrationPlan(versions: [tagged, withoutSmart]).validate(against: url2)
+    }
+    #expect(
+      refused?.description.contains("SmartFolder: entity removed from the hierarchy of Folder")
+        == true)
+    #expect(try Self.contents(url) == before)
+  }
+
   // MARK: Refusing
 
   @Test func aFileOfALaterVersionIsRefusedSayingSo() throws {
@@ -365,7 +528,7 @@ enum JournalV2 {
     let before = try Self.contents(url)
     let v1 = try Self.v1()
     var entities = v1.entities.map { $0 }
-    // Note.pages becomes text; Note gains a required attribute without a default; a new entity.
+    // Note.pages becomes text; Note gains a required attribute without a default.
     entities[0] = EntityDescription(
       name: "Note",
       attributes: [
@@ -377,27 +540,13 @@ enum JournalV2 {
       relationships: [
         RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes")
       ])
-    let changed = try ObjectModel(
-      entities: entities.map { $0 } + [EntityDescription(name: "Tag")], fetchRequestTemplates: [],
-      version: "2.0.0")
+    let changed = try ObjectModel(entities: entities, fetchRequestTemplates: [], version: "2.0.0")
     let plan = try MigrationPlan(versions: [v1, changed])
-    let error = #expect(throws: SQLiteStoreOpenError.self) { _ = try plan.validate(against: url) }
-    #expect(
-      error
-        == .migrationNotInferred(
-          path: url.path,
-          refusals: [
-            MigrationRefusal(
-              from: "1.0.0", to: "2.0.0", entity: "Tag", property: nil, change: "entity added",
-              needs:
-                "a migration this version does not infer yet (entities added, removed or renamed)")
-          ]))
-    let withoutTag = try ObjectModel(
-      entities: entities, fetchRequestTemplates: [], version: "2.0.0")
-    let second = try MigrationPlan(versions: [v1, withoutTag])
+    let dryRun = #expect(throws: SQLiteStoreOpenError.self) { _ = try plan.validate(against: url) }
     let refused = #expect(throws: SQLiteStoreOpenError.self) {
-      _ = try SQLiteStore(url: url, model: withoutTag, options: Self.options(second))
+      _ = try SQLiteStore(url: url, model: changed, options: Self.options(plan))
     }
+    #expect(dryRun == refused)
     guard case .migrationNotInferred(_, let refusals)? = refused else {
       Issue.record("expected a refused migration, got \(String(describing: refused))")
       return
@@ -575,5 +724,14 @@ enum JournalV2 {
       }
     }
     #expect(SQLiteMigrationStage.literal(.text("a\u{0}b")) == nil)
+  }
+}
+
+extension EntityDescription {
+  /// A description with the same declared parts, for another model.
+  func copyForTests() -> EntityDescription {
+    EntityDescription(
+      name: name, parent: parentName, isAbstract: isAbstract, attributes: attributes,
+      relationships: relationships)
   }
 }
