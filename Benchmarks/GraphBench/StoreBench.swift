@@ -344,7 +344,7 @@ enum StoreBench {
     return nanoseconds
   }
 
-  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+  static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
   private static func openRaw(_ url: URL) -> OpaquePointer? {
     var db: OpaquePointer?

@@ -40,6 +40,10 @@ if config.runs("store") {
   rows += StoreBench.run(config)
 }
 if config.runs("live") { rows.append(LiveResultsBench.run(config)) }
+if config.runs("migration") {
+  progress("migrations")
+  rows += MigrationBench.run(config)
+}
 if let memory { rows.append(memory) }
 // The table's order: DESIGN.md's rows first, then the extra ones.
 let order = [

@@ -161,7 +161,7 @@ public final class SQLiteStore: PersistentStore {
     let file = try SQLiteStoreFile(
       path: url.path, model: model, busyTimeout: options.busyTimeout,
       integrityCheck: options.integrityCheck, migrationPlan: options.migrationPlan,
-      migrationFailingStep: options.migrationFailingStep)
+      finishing: false)
     connection = file.connection
     schema = file.schema
     identifier = file.storeIdentifier
@@ -190,7 +190,11 @@ public final class SQLiteStore: PersistentStore {
       if let trace = options.sqlTrace { connection.trace = Self.tracer(trace) }
       try connection.execute("PRAGMA journal_mode = WAL")
       try connection.execute("PRAGMA cache_size = -\(Self.pageCacheKibibytes(options))")
+      // A migration (or the model's version) is written in the open's one transaction.
+      connection.failingStep = options.migrationFailingStep
+      defer { connection.failingStep = nil }
       metadata = try connection.transaction {
+        try file.finishOpening()
         for statement in schema.indexStatements { try connection.execute(statement) }
         let stored = try readMetadata()
         var next = stored["nextKey"].flatMap { Int64($0) } ?? 1

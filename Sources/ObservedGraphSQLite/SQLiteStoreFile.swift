@@ -21,16 +21,24 @@ final class SQLiteStoreFile {
   /// The store identifier the file keeps.
   let storeIdentifier: UUID
 
+  /// What the open still has to write under the write lock (a migration, or the model's version),
+  /// as ``finishOpening()`` does; nil when nothing.
+  private var unfinished: (model: ObjectModel, plan: MigrationPlan?, path: String)?
+
   /// Opens (or creates) the store file at `path` for `model`.
   ///
   /// An existing file is then checked as `integrityCheck` asks (``SQLiteStore/IntegrityCheck``).
+  /// A file of an earlier model version that `migrationPlan` lists is migrated in a transaction
+  /// of its own, unless `finishing` is false: then ``finishOpening()`` migrates it in the
+  /// caller's transaction (the store's open, so that one commit ends both), and ``schema`` is
+  /// already the migrated file's.
   ///
   /// - Throws: ``SQLiteError`` for a file SQLite refuses (see ``SQLiteConnection``) or the check
   ///   finds damaged (`corrupt`), or ``SQLiteStoreOpenError``; the file is left as it was.
   init(
     path: String, model: ObjectModel, create: Bool = true, busyTimeout: Duration = .seconds(5),
     integrityCheck: SQLiteStore.IntegrityCheck = .off, migrationPlan: MigrationPlan? = nil,
-    migrationFailingStep: Int? = nil
+    finishing: Bool = true
   ) throws {
     let connection = try SQLiteConnection(path: path, create: create, busyTimeout: busyTimeout)
     self.connection = connection
@@ -44,30 +52,53 @@ final class SQLiteStoreFile {
         guard tables.contains("og_metadata") else {
           throw SQLiteStoreOpenError.notAStore(path: path, tables: tables)
         }
+        let metadata = try Self.metadata(connection)
+        let ids = try Self.entityIDs(connection)
         let opening = try Self.opening(
-          Self.metadata(connection), model: model, plan: migrationPlan, path: path,
-          entityIDs: Self.entityIDs(connection))
-        if case .asItIs = opening {
-        } else {
-          // Decided again under the write lock: another process may have migrated the file
-          // since it was read.
-          connection.failingStep = migrationFailingStep
-          defer { connection.failingStep = nil }
-          try connection.transaction {
-            let again = try Self.opening(
-              Self.metadata(connection), model: model, plan: migrationPlan, path: path,
-              entityIDs: Self.entityIDs(connection))
-            try Self.carry(out: again, connection, model)
-          }
+          metadata, model: model, plan: migrationPlan, path: path, entityIDs: ids)
+        storeIdentifier = try Self.identifier(metadata, path: path)
+        switch opening {
+        case .asItIs:
+          schema = try Self.schema(of: model, ids, path: path)
+        case .recordVersion:
+          schema = try Self.schema(of: model, ids, path: path)
+          unfinished = (model, migrationPlan, path)
+        case .migrate(let stages):
+          schema = SQLiteSchema(model: model, entityIDs: stages[stages.count - 1].entityIDs)
+          unfinished = (model, migrationPlan, path)
         }
-        storeIdentifier = try Self.identifier(Self.metadata(connection), path: path)
-        schema = try Self.schema(of: model, connection, path: path)
         try Self.verify(connection, integrityCheck, path: path)
+        if finishing, unfinished != nil {
+          try connection.transaction { try finishOpening() }
+        }
       }
     } catch {
       connection.close()
       throw error
     }
+  }
+
+  /// Writes what the open found the file needs — a migration, or the model's version — in the
+  /// caller's transaction (which holds the write lock), after deciding again: another process
+  /// may have migrated the file since it was read. Does nothing the second time.
+  ///
+  /// - Throws: What a migration's statements throw; ``SQLiteStoreOpenError`` when the file
+  ///   changed since it was read so that it can no longer be opened, or its entity ids are no
+  ///   longer those of ``schema``. The caller's transaction must then roll back.
+  func finishOpening() throws {
+    guard let (model, plan, path) = unfinished else { return }
+    let again = try Self.opening(
+      Self.metadata(connection), model: model, plan: plan, path: path,
+      entityIDs: Self.entityIDs(connection))
+    try Self.carry(out: again, connection, model)
+    let ids = try Self.entityIDs(connection)
+    guard model.entities.allSatisfy({ ids[$0.name] == schema.entityIDs[$0.name] }) else {
+      throw SQLiteStoreOpenError.unknownFormat(
+        path: path,
+        format: "\(Self.format) whose entity ids changed while it was opened (another process "
+          + "migrated it with another plan)")
+    }
+    unfinished = nil
   }
 
   /// The entity ids the file keeps in `og_entities`, by name.
@@ -80,10 +111,9 @@ final class SQLiteStoreFile {
   }
 
   /// The schema of `model` with the file's entity ids; every entity of the model must have one.
-  private static func schema(of model: ObjectModel, _ connection: SQLiteConnection, path: String)
+  private static func schema(of model: ObjectModel, _ ids: [String: Int], path: String)
     throws -> SQLiteSchema
   {
-    let ids = try entityIDs(connection)
     for entity in model.entities where ids[entity.name] == nil {
       throw SQLiteStoreOpenError.unknownFormat(
         path: path, format: "\(format) without an id for the entity \(entity.name)")
