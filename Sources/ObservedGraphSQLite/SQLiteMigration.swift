@@ -9,8 +9,9 @@ import ObservedGraph
 /// default), removing one, renaming one (``AttributeDescription/originalName``), optional to
 /// non-optional with a default (objects without a value take it), non-optional to optional;
 /// adding an entity (a new hierarchy, or under an existing entity), removing a whole hierarchy
-/// (its table and its objects go); adding an optional relationship (existing objects have
-/// none) and removing one (its column or join table goes). An entity kept must keep its parent,
+/// (its table and its objects go), renaming one (``EntityDescription/originalName``: its table
+/// and its id kept); adding an optional relationship (existing objects have none), removing one
+/// (its column or join table goes), renaming one (``RelationshipDescription/originalName``). An entity kept must keep its parent,
 /// and a relationship kept its shape. Columns are matched by their place in the two schemas,
 /// not by name: a rename can move another column's `_2` suffix. Entity ids are the file's: an
 /// entity kept keeps its id, and an added one takes the next after the largest the file names.
@@ -32,54 +33,81 @@ struct SQLiteMigrationStage {
   let destination: ObjectModel
   private(set) var steps: [Step] = []
   private(set) var refusals: [MigrationRefusal] = []
-  /// The entity ids of the file after the stage: those of the entities it keeps, and the next
-  /// ones after the largest the file names for the entities it adds.
+  /// The entity ids of the file after the stage: those of the entities it keeps (renamed ones
+  /// included), and the next ones after the largest the file names for the entities it adds.
   let entityIDs: [String: Int]
+  /// The previous version's name of each entity the stage keeps, by its new name: its
+  /// ``EntityDescription/originalName`` when the previous version has it, or else its own name.
+  private let earlierEntity: [String: String]
+  /// The new name of each entity the stage keeps, by its previous name.
+  private let laterEntity: [String: String]
+  /// The new name of each table the stage keeps, by its previous name.
+  private var laterTable: [String: String] = [:]
 
   /// Infers the stage from `source` to `destination`, for a file whose `og_entities` holds
   /// `entityIDs`.
   init(from source: ObjectModel, to destination: ObjectModel, entityIDs: [String: Int]) {
     self.source = source
     self.destination = destination
+    earlierEntity = Self.match(
+      destination.entities.map { ($0.name, $0.originalName) }, in: Set(source.entities.map(\.name)))
+    laterEntity = Dictionary(uniqueKeysWithValues: earlierEntity.map { ($1, $0) })
     let before = SQLiteSchema(model: source, entityIDs: entityIDs)
-    let after = SQLiteSchema(model: destination, entityIDs: entityIDs)
+    let after = SQLiteSchema(
+      model: destination, entityIDs: earlierEntity.compactMapValues { entityIDs[$0] },
+      nextID: (entityIDs.values.max() ?? 0) + 1)
     self.entityIDs = after.entityIDs
     checkEntities()
     guard refusals.isEmpty else { return }
-    var renamed: [String: [String: String]] = [:]  // table → old column → new column
-    var defaults: [String: [String: SQLiteValue]] = [:]  // table → new column → value
+    for (new, old) in earlierEntity where destination.entity(named: new)!.parent == nil {
+      laterTable[old] = new  // a hierarchy's table is named after its root
+    }
+    var renamed: [String: [String: String]] = [:]  // old table → old column → new column
+    var defaults: [String: [String: SQLiteValue]] = [:]  // new table → new column → value
     var fills: [Step] = []
+    let relationships = earlierRelationships()
     for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
       // A new entity has no objects: its columns and tables are added empty.
-      guard let old = source.entity(named: entity.name) else { continue }
+      guard let old = earlierEntity[entity.name].flatMap(source.entity(named:)) else { continue }
       matchAttributes(
         of: entity, old, before, after, renamed: &renamed, defaults: &defaults, fills: &fills)
-      matchRelationships(of: entity, old, before, after, renamed: &renamed)
+      matchRelationships(
+        of: entity, old, before, after, relationships, renamed: &renamed)
     }
     guard refusals.isEmpty else { return }
     let stored = { (table: SQLiteSchema.Table) in
       !table.name.hasPrefix("og_") || table.name.hasPrefix("og_join_")
     }
+    // Tables the stage drops go first, so that a renamed table may take a dropped one's name.
+    for table in before.tables where stored(table) && laterTable[table.name] == nil {
+      steps.append(.execute("DROP TABLE \(SQLiteSchema.quoted(table.name))"))
+    }
+    renameTables(kept: before.tables.filter(stored).map(\.name).filter { laterTable[$0] != nil })
+    let earlierTable = Dictionary(uniqueKeysWithValues: laterTable.map { ($1, $0) })
     for table in after.tables where stored(table) {
-      if let oldTable = before.tables.first(where: { $0.name == table.name }) {
+      if let oldName = earlierTable[table.name],
+        let oldTable = before.tables.first(where: { $0.name == oldName })
+      {
         alter(
-          oldTable, into: table, renamed: renamed[table.name] ?? [:],
+          oldTable, into: table, renamed: renamed[oldName] ?? [:],
           defaults: defaults[table.name] ?? [:])
       } else {
         steps += SQLiteSchema.statements(creating: table).map(Step.execute)
       }
     }
-    for table in before.tables
-    where stored(table) && !after.tables.contains(where: { $0.name == table.name }) {
-      steps.append(.execute("DROP TABLE \(SQLiteSchema.quoted(table.name))"))
-    }
     steps += fills
-    for name in Set(before.entityIDs.keys).subtracting(after.entityIDs.keys).sorted() {
+    for name in Set(before.entityIDs.keys).subtracting(laterEntity.keys).sorted() {
       steps.append(
         .run(
           #"DELETE FROM "og_entities" WHERE "id" = ?"#, [.integer(Int64(before.entityIDs[name]!))]))
     }
-    for name in Set(after.entityIDs.keys).subtracting(before.entityIDs.keys).sorted() {
+    for (new, old) in earlierEntity.sorted(by: { $0.key < $1.key }) where new != old {
+      steps.append(
+        .run(
+          #"UPDATE "og_entities" SET "name" = ? WHERE "id" = ?"#,
+          [.text(new), .integer(Int64(after.entityIDs[new]!))]))
+    }
+    for name in Set(after.entityIDs.keys).subtracting(earlierEntity.keys).sorted() {
       steps.append(
         .run(
           #"INSERT INTO "og_entities" ("id", "name") VALUES (?, ?)"#,
@@ -87,29 +115,81 @@ struct SQLiteMigrationStage {
     }
   }
 
+  /// Matches new names with the previous version's: a name whose original name the previous
+  /// version has takes it (once), then a name the previous version has takes itself (unless a
+  /// rename took it). Returns the previous name of each matched new name.
+  static func match(_ names: [(name: String, original: String?)], in earlier: Set<String>)
+    -> [String: String]
+  {
+    var matched: [String: String] = [:]
+    var taken: Set<String> = []
+    for (name, original) in names {
+      if let original, earlier.contains(original), taken.insert(original).inserted {
+        matched[name] = original
+      }
+    }
+    for (name, _) in names where matched[name] == nil && earlier.contains(name) {
+      if taken.insert(name).inserted { matched[name] = name }
+    }
+    return matched
+  }
+
+  /// The previous version's name of each relationship of each kept entity, by entity name (new)
+  /// and relationship name (new).
+  private func earlierRelationships() -> [String: [String: String]] {
+    var names: [String: [String: String]] = [:]
+    for (new, old) in earlierEntity {
+      names[new] = Self.match(
+        destination.entity(named: new)!.relationships.map { ($0.name, $0.originalName) },
+        in: Set(source.entity(named: old)!.relationships.map(\.name)))
+    }
+    return names
+  }
+
+  /// Renames the kept tables whose names change, through temporary names when a new name is one
+  /// a table still has.
+  private mutating func renameTables(kept: [String]) {
+    let moves = kept.compactMap { old in laterTable[old].flatMap { $0 == old ? nil : (old, $0) } }
+    let direct = moves.allSatisfy { !kept.contains($0.1) }
+    for (index, (from, to)) in moves.enumerated() {
+      steps.append(
+        .execute(
+          "ALTER TABLE \(SQLiteSchema.quoted(from)) RENAME TO "
+            + SQLiteSchema.quoted(direct ? to : "og_migrating_table_\(index)")))
+    }
+    if !direct {
+      for (index, (_, to)) in moves.enumerated() {
+        steps.append(
+          .execute(
+            "ALTER TABLE \(SQLiteSchema.quoted("og_migrating_table_\(index)")) RENAME TO "
+              + SQLiteSchema.quoted(to)))
+      }
+    }
+  }
+
   // MARK: Inference
 
   /// Entities added and removed are inferred when no existing object changes entity: a new
   /// entity (of a new hierarchy or under an existing entity) starts empty, and a removed
-  /// hierarchy takes its table with it. An entity kept must keep its parent and abstractness.
+  /// hierarchy takes its table with it. An entity kept (renamed or not) must keep its parent and
+  /// abstractness.
   private mutating func checkEntities() {
-    let before = Set(source.entities.map(\.name))
-    let after = Set(destination.entities.map(\.name))
-    for name in before.subtracting(after).sorted() {
-      let entity = source.entity(named: name)!
+    for entity in source.entities.sorted(by: { $0.name < $1.name })
+    where laterEntity[entity.name] == nil {
       var root = entity
       while let parent = root.parent { root = parent }
-      if after.contains(root.name) {
+      if laterEntity[root.name] != nil {
         refuse(
-          name, nil, "entity removed from the hierarchy of \(root.name)",
+          entity.name, nil, "entity removed from the hierarchy of \(root.name)",
           needs: "a migration this version does not infer yet (the objects of an entity under "
             + "one that stays)")
       }
     }
-    for name in before.intersection(after).sorted() {
-      let old = source.entity(named: name)!
+    for (name, earlier) in earlierEntity.sorted(by: { $0.key < $1.key }) {
+      let old = source.entity(named: earlier)!
       let new = destination.entity(named: name)!
-      if old.parentName != new.parentName || old.isAbstract != new.isAbstract {
+      let parent = old.parentName.map { laterEntity[$0] ?? "(removed) \($0)" }
+      if parent != new.parentName || old.isAbstract != new.isAbstract {
         refuse(
           name, nil,
           "parent \(old.parentName ?? "none") → \(new.parentName ?? "none"), abstract "
@@ -153,7 +233,7 @@ struct SQLiteMigrationStage {
       }
       guard !attribute.isTransient,
         case .column(let table, let oldColumn)? = before.places[old.name]?[earlier.name],
-        case .column(_, let newColumn)? = after.places[entity.name]?[attribute.name]
+        case .column(let newTable, let newColumn)? = after.places[entity.name]?[attribute.name]
       else { continue }
       renamed[table, default: [:]][oldColumn] = newColumn
       if earlier.isOptional && !attribute.isOptional {
@@ -167,7 +247,7 @@ struct SQLiteMigrationStage {
         let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init)
         fills.append(
           .run(
-            "UPDATE \(SQLiteSchema.quoted(table)) SET \(SQLiteSchema.quoted(newColumn)) = ? "
+            "UPDATE \(SQLiteSchema.quoted(newTable)) SET \(SQLiteSchema.quoted(newColumn)) = ? "
               + "WHERE \(SQLiteSchema.quoted(newColumn)) IS NULL AND \"og_entity\" IN "
               + "(\(ids.joined(separator: ", ")))", [value]))
       }
@@ -209,16 +289,20 @@ struct SQLiteMigrationStage {
     }
   }
 
-  /// Relationships added (optional ones: existing objects have none) and removed are inferred;
-  /// one kept must keep its shape, and its columns may move (a `_2` suffix).
+  /// Relationships added (optional ones: existing objects have none), removed and renamed
+  /// (``RelationshipDescription/originalName``) are inferred; one kept must keep its shape (its
+  /// destination and inverse may be renamed), and its columns and join table may move: a `_2`
+  /// suffix, a join table named after a renamed entity or relationship, its sides swapped.
   private mutating func matchRelationships(
     of entity: EntityDescription, _ old: EntityDescription, _ before: SQLiteSchema,
-    _ after: SQLiteSchema, renamed: inout [String: [String: String]]
+    _ after: SQLiteSchema, _ earlierNames: [String: [String: String]],
+    renamed: inout [String: [String: String]]
   ) {
-    let oldLines = Dictionary(
-      uniqueKeysWithValues: old.relationships.map { ($0.name, Self.line($0)) })
+    let names = earlierNames[entity.name] ?? [:]
     for relationship in entity.relationships {
-      guard let was = oldLines[relationship.name] else {
+      guard let earlierName = names[relationship.name],
+        let was = old.relationships.first(where: { $0.name == earlierName })
+      else {
         let required =
           relationship.isToMany ? relationship.minCount > 0 : !relationship.isOptional
         if required {
@@ -228,15 +312,17 @@ struct SQLiteMigrationStage {
         }
         continue
       }
-      let now = Self.line(relationship)
-      guard was == now else {
+      let change = earlierName == relationship.name ? "" : "renamed from \(earlierName), "
+      let wasLine = line(was, renamingTo: earlierNames)
+      let nowLine = Self.line(relationship)
+      guard wasLine == nowLine else {
         refuse(
-          entity.name, relationship.name, "relationship \(was) → \(now)",
+          entity.name, relationship.name, change + "relationship \(wasLine) → \(nowLine)",
           needs: "a migration this version does not infer yet (relationship changes)")
         continue
       }
       switch (
-        before.places[old.name]?[relationship.name], after.places[entity.name]?[relationship.name]
+        before.places[old.name]?[earlierName], after.places[entity.name]?[relationship.name]
       ) {
       case (.column(let table, let oldColumn)?, .column(_, let newColumn)?):
         renamed[table, default: [:]][oldColumn] = newColumn
@@ -244,7 +330,7 @@ struct SQLiteMigrationStage {
         // it, empty: the store reads an empty one as the destination itself, which is what every
         // reference made before the stage is.
         if let oldEntity = before.entityColumns["\(table).\(oldColumn)"],
-          let newEntity = after.entityColumns["\(table).\(newColumn)"]
+          let newEntity = after.entityColumns["\(laterTable[table] ?? table).\(newColumn)"]
         {
           renamed[table, default: [:]][oldEntity] = newEntity
         }
@@ -254,10 +340,33 @@ struct SQLiteMigrationStage {
       ):
         renamed[table, default: [:]][oldColumn] = newColumn
         if let oldOrder, let newOrder { renamed[table, default: [:]][oldOrder] = newOrder }
+      case (
+        .join(let table, let oldOwner, let oldMember, let oldOrder)?,
+        .join(let newTable, let newOwner, let newMember, let newOrder)?
+      ):
+        laterTable[table] = newTable
+        renamed[table, default: [:]][oldOwner] = newOwner
+        renamed[table, default: [:]][oldMember] = newMember
+        if let oldOrder, let newOrder { renamed[table, default: [:]][oldOrder] = newOrder }
       default:
         break
       }
     }
+  }
+
+  /// A relationship of the previous version as ``line(_:)`` describes it, with its destination
+  /// and inverse under their new names.
+  private func line(
+    _ relationship: RelationshipDescription, renamingTo earlierNames: [String: [String: String]]
+  ) -> String {
+    var renamed = relationship
+    let destination = laterEntity[relationship.destination]
+    renamed.destination = destination ?? "(removed) \(relationship.destination)"
+    if case .named(let inverse)? = relationship.inverse {
+      let later = destination.flatMap { earlierNames[$0]?.first { $0.value == inverse }?.key }
+      renamed.inverse = .named(later ?? "(removed) \(inverse)")
+    }
+    return Self.line(renamed)
   }
 
   /// A relationship as the version hash describes it.
@@ -303,7 +412,9 @@ struct SQLiteMigrationStage {
     let moves = old.columns.map(\.name).compactMap { name in
       mapping[name].flatMap { $0 == name ? nil : (name, $0) }
     }
-    for column in old.indexed where mapping[column] != column {
+    // An index keeps the name it was made with: one of a renamed table or column is dropped,
+    // and the store makes it again under the new names when it opens.
+    for column in old.indexed where old.name != new.name || mapping[column] != column {
       steps.append(
         .execute("DROP INDEX IF EXISTS \(SQLiteSchema.quoted("og_index_\(old.name)_\(column)"))"))
     }

@@ -84,10 +84,10 @@ struct SQLiteSchema {
   private(set) var entityColumns: [String: String] = [:]
 
   /// The schema of `model`, with the entity ids a file keeps (`og_entities`) when it has them:
-  /// an entity the file does not name takes the next id after the largest, in name order. A new
-  /// file's ids are 1, 2, … in name order.
-  init(model: ObjectModel, entityIDs kept: [String: Int] = [:]) {
-    var next = (kept.values.max() ?? 0) + 1
+  /// an entity the file does not name takes the next id after the largest (and at least
+  /// `nextID`), in name order. A new file's ids are 1, 2, … in name order.
+  init(model: ObjectModel, entityIDs kept: [String: Int] = [:], nextID: Int? = nil) {
+    var next = max(nextID ?? 1, (kept.values.max() ?? 0) + 1)
     for entity in model.entities.sorted(by: { $0.name < $1.name }) {
       if let id = kept[entity.name] {
         entityIDs[entity.name] = id

@@ -34,6 +34,12 @@ enum JournalV2 {
   }
 }
 
+/// A class whose entity and relationship were renamed.
+final class RenamedShelf: ManagedObject {
+  override class var originalEntityName: String? { "Shelf" }
+  @Relationship(inverse: .noInverse, originalName: "following") var next: RenamedShelf?
+}
+
 /// Model versions and inferred migrations on real files: a file made by an earlier version opens
 /// migrated through every later version in one transaction, its objects and identifiers kept; a
 /// later version's file, an unlisted model and a change that cannot be inferred are refused with
@@ -426,6 +432,108 @@ enum JournalV2 {
     let tables = try SQLiteStoreFile.tables(try SQLiteConnection(path: url.path, create: false))
     #expect(!tables.contains("Tag") && !tables.contains { $0.hasPrefix("og_join_") })
     #expect(tables.contains("Label"))
+  }
+
+  /// `withTags` with Folder renamed Notebook, Tag renamed Category, and the note's `folder` and
+  /// `tags` renamed `notebook` and `categories`: the join table of notes and tags is now named
+  /// after Category's side (`og_join_Category_notes`), its sides swapped.
+  static func renamed() throws -> ObjectModel {
+    let tagged = try Self.withTags()
+    let note = tagged.entity(named: "Note")!
+    return try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Note", attributes: note.attributes,
+          relationships: [
+            RelationshipDescription(
+              name: "notebook", destination: "Notebook", inverse: "notes", originalName: "folder"),
+            RelationshipDescription(
+              name: "categories", destination: "Category", inverse: "notes", toMany: true,
+              originalName: "tags"),
+            RelationshipDescription(name: "pinnedIn", destination: "Notebook", inverse: "pinned"),
+          ]),
+        EntityDescription(
+          name: "Notebook", attributes: tagged.entity(named: "Folder")!.attributes,
+          relationships: [
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: "notebook", toMany: true),
+            RelationshipDescription(name: "pinned", destination: "Note", inverse: "pinnedIn"),
+          ], originalName: "Folder"),
+        EntityDescription(
+          name: "SmartFolder", parent: "Notebook",
+          attributes: tagged.entity(named: "SmartFolder")!.attributes),
+        EntityDescription(
+          name: "Category", attributes: tagged.entity(named: "Tag")!.attributes,
+          relationships: [
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: "categories", toMany: true)
+          ], originalName: "Tag"),
+      ], fetchRequestTemplates: [], version: "2.0.0")
+  }
+
+  @Test func renamedEntitiesAndRelationshipsKeepTheirObjectsKeysAndIDs() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, folderID) = try Self.version1File(at: url)
+    let first = try MigrationPlan(versions: [Self.v1(), Self.withTags()])
+    var store = try SQLiteStore(url: url, model: first.currentModel, options: Self.options(first))
+    var context = PersistentContainer(store: store).viewContext
+    let dune = try context.existingObject(with: noteIDs[0])
+    let smart = try context.insertObject(forEntityName: "SmartFolder")
+    try dune.setValue(smart, forKey: "folder")
+    let red = try context.insertObject(forEntityName: "Tag")
+    try red.setValue("red", forKey: "label")
+    try red.mutableSet(forKey: "notes").insert(dune)
+    try context.existingObject(with: folderID).setValue(dune, forKey: "pinned")
+    try context.save()
+    try store.close()
+
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.withTags(), Self.renamed()])
+    #expect(try plan.validate(against: url) == ["2.0.0"])
+    store = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    #expect(
+      try Self.entityRows(url) == ["Notebook": 1, "Note": 2, "SmartFolder": 3, "Category": 4])
+    context = PersistentContainer(store: store).viewContext
+    let note = try context.existingObject(with: noteIDs[0])
+    let notebook = ObjectID(
+      storeIdentifier: store.identifier, entityName: "Notebook", key: folderID.key)
+    let category = ObjectID(
+      storeIdentifier: store.identifier, entityName: "Category", key: red.objectID.key)
+    #expect(try (note.value(forKey: "notebook") as? ManagedObject)?.objectID == smart.objectID)
+    #expect(try (note.value(forKey: "pinnedIn") as? ManagedObject)?.objectID == notebook)
+    #expect(
+      try (note.value(forKey: "categories") as? Set<ManagedObject>)?.map(\.objectID) == [category])
+    let read = try context.existingObject(with: category)
+    #expect(try read.value(forKey: "label") as? String == "red")
+    #expect(
+      try (read.value(forKey: "notes") as? Set<ManagedObject>)?.map(\.objectID) == [noteIDs[0]])
+    // A save under the new names, read back by another store.
+    try note.setValue(nil, forKey: "notebook")
+    try context.save()
+    try store.close()
+    let tables = try SQLiteStoreFile.tables(try SQLiteConnection(path: url.path, create: false))
+    #expect(
+      tables.contains("Notebook") && tables.contains("Category") && !tables.contains("Folder"))
+    #expect(tables.contains("og_join_Category_notes") && !tables.contains("og_join_Note_tags"))
+    let reader = PersistentContainer(
+      store: try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    ).viewContext
+    #expect(try reader.existingObject(with: noteIDs[0]).value(forKey: "notebook") == nil)
+    #expect(
+      try
+        (reader.existingObject(with: noteIDs[0]).value(forKey: "categories") as? Set<ManagedObject>)?
+        .map(\.objectID) == [category])
+  }
+
+  @Test func classesDeclareOriginalNamesOfEntitiesAndRelationships() throws {
+    let model = try ObjectModel(types: [RenamedShelf.self], version: "2")
+    let shelf = try #require(model.entity(named: "RenamedShelf"))
+    #expect(shelf.originalName == "Shelf")
+    #expect(
+      shelf.relationships.map { "\($0.name)<-\($0.originalName ?? "-")" } == ["next<-following"])
+    let json = try JSONEncoder().encode(shelf)
+    let decoded = try JSONDecoder().decode(EntityDescription.self, from: json)
+    #expect(decoded.originalName == "Shelf" && decoded.relationships[0].originalName == "following")
   }
 
   @Test func aRequiredRelationshipAddedOrASubEntityRemovedIsRefused() throws {

@@ -33,6 +33,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   public let objectClass: ManagedObject.Type
   /// The entity's own fetched properties (a sub-entity also answers its parent's).
   public let fetchedProperties: [FetchedPropertyDescription]
+  /// The entity's name in the model version before this one, when it was renamed (Core Data's
+  /// `renamingIdentifier`): a migration from that version keeps its objects, with their keys,
+  /// under the new name. Nil when the name did not change. Not part of the
+  /// ``ObjectModel/versionHash``.
+  public let originalName: String?
 
   /// The parent entity, once the entity belongs to a model.
   public internal(set) weak var parent: EntityDescription?
@@ -111,11 +116,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
   ///   - relationships: The relationships it declares.
   ///   - objectClass: The class its objects are made of; ``ManagedObject`` for generic objects.
   ///   - fetchedProperties: Its fetched properties.
+  ///   - originalName: Its name in the previous model version, when it was renamed.
   public init(
     name: String, parent: String? = nil, isAbstract: Bool = false,
     attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
     objectClass: ManagedObject.Type = ManagedObject.self,
-    fetchedProperties: [FetchedPropertyDescription] = []
+    fetchedProperties: [FetchedPropertyDescription] = [], originalName: String? = nil
   ) {
     self.name = name
     self.parentName = parent
@@ -124,6 +130,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     self.relationships = relationships
     self.objectClass = objectClass
     self.fetchedProperties = fetchedProperties
+    self.originalName = originalName
   }
 
   /// A copy carrying the declared parts only, for a new model.
@@ -131,7 +138,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     EntityDescription(
       name: name, parent: parentName, isAbstract: isAbstract, attributes: attributes,
       relationships: relationships, objectClass: objectClass,
-      fetchedProperties: fetchedProperties)
+      fetchedProperties: fetchedProperties, originalName: originalName)
   }
 
   /// The names of all properties, inherited ones first, in declaration order.

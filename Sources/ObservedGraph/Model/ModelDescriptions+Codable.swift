@@ -82,7 +82,7 @@ extension AttributeDescription: Codable {
 extension RelationshipDescription: Codable {
   private enum CodingKeys: String, CodingKey {
     case name, destination, inverse, noInverse, isToMany, isOrdered, deleteRule, isOptional
-    case minCount, maxCount
+    case minCount, maxCount, originalName
   }
 
   /// Writes the relationship.
@@ -108,6 +108,7 @@ extension RelationshipDescription: Codable {
     try container.encode(isOptional, forKey: .isOptional)
     try container.encode(minCount, forKey: .minCount)
     try container.encode(maxCount, forKey: .maxCount)
+    try container.encodeIfPresent(originalName, forKey: .originalName)
   }
 
   /// Reads a relationship written by ``encode(to:)``; absent flags take the initializer's defaults.
@@ -134,7 +135,8 @@ extension RelationshipDescription: Codable {
       deleteRule: try container.decodeIfPresent(DeleteRule.self, forKey: .deleteRule) ?? .nullify,
       isOptional: try container.decodeIfPresent(Bool.self, forKey: .isOptional) ?? true,
       minCount: try container.decodeIfPresent(Int.self, forKey: .minCount) ?? 0,
-      maxCount: try container.decodeIfPresent(Int.self, forKey: .maxCount) ?? 0)
+      maxCount: try container.decodeIfPresent(Int.self, forKey: .maxCount) ?? 0,
+      originalName: try container.decodeIfPresent(String.self, forKey: .originalName))
   }
 }
 
@@ -180,7 +182,7 @@ extension FetchedPropertyDescription: Codable {
 
 extension EntityDescription: Codable {
   private enum CodingKeys: String, CodingKey {
-    case name, parent, isAbstract, attributes, relationships, fetchedProperties
+    case name, parent, isAbstract, attributes, relationships, fetchedProperties, originalName
   }
 
   /// Writes the entity's declared parts: name, parent's name, abstractness, its own attributes,
@@ -201,6 +203,7 @@ extension EntityDescription: Codable {
     if !fetchedProperties.isEmpty {
       try container.encode(fetchedProperties, forKey: .fetchedProperties)
     }
+    try container.encodeIfPresent(originalName, forKey: .originalName)
   }
 
   /// Reads an entity written by ``encode(to:)``, for generic objects (``ManagedObject``).
@@ -223,7 +226,8 @@ extension EntityDescription: Codable {
       relationships: try container.decodeIfPresent(
         [RelationshipDescription].self, forKey: .relationships) ?? [],
       fetchedProperties: try container.decodeIfPresent(
-        [FetchedPropertyDescription].self, forKey: .fetchedProperties) ?? [])
+        [FetchedPropertyDescription].self, forKey: .fetchedProperties) ?? [],
+      originalName: try container.decodeIfPresent(String.self, forKey: .originalName))
   }
 }
 

@@ -193,7 +193,7 @@ extension ObjectModel {
     return EntityDescription(
       name: type.entityName, parent: parent, isAbstract: type.isAbstract, attributes: attributes,
       relationships: relationships, objectClass: type,
-      fetchedProperties: type.fetchedProperties)
+      fetchedProperties: type.fetchedProperties, originalName: type.originalEntityName)
   }
 
   /// The properties a class declares with wrappers: its own, or with `allLevels` also those of
@@ -213,15 +213,22 @@ extension ObjectModel {
         else { continue }
         do {
           var declaration = try wrapper.declaration(name: String(label.dropFirst()))
-          if wrapper.declaresOriginalName, case .attribute(var attribute) = declaration {
-            guard let name = names.popFirst() else {
+          if wrapper.declaresOriginalName {
+            let name = names.popFirst()
+            switch declaration {
+            case .attribute(var attribute):
+              attribute.originalName = name
+              declaration = .attribute(attribute)
+            case .relationship(var relationship):
+              relationship.originalName = name
+              declaration = .relationship(relationship)
+            }
+            guard name != nil else {
               throw ObjectGraphError(
-                .invalidClass, entity: entity, key: attribute.name,
-                reason: "the original name \(attribute.name) declares could not be read: its "
+                .invalidClass, entity: entity, key: String(label.dropFirst()),
+                reason: "the original name \(label.dropFirst()) declares could not be read: its "
                   + "class made fewer original names than it declares")
             }
-            attribute.originalName = name
-            declaration = .attribute(attribute)
           }
           declarations.append(declaration)
         } catch let error as ObjectGraphError {

@@ -68,6 +68,10 @@ public struct RelationshipDescription: Sendable {
   public var minCount: Int
   /// The most objects a to-many relationship may hold; 0 for no limit.
   public var maxCount: Int
+  /// The relationship's name in the previous model version, when it was renamed: a migration
+  /// from that version keeps its related objects under the new name. Nil when the name did not
+  /// change. Not part of the ``ObjectModel/versionHash``.
+  public var originalName: String?
 
   /// Creates a relationship description.
   ///
@@ -83,10 +87,11 @@ public struct RelationshipDescription: Sendable {
   ///     count checks.
   ///   - minCount: Minimum number of objects (to-many), 0 for none.
   ///   - maxCount: Maximum number of objects (to-many), 0 for none.
+  ///   - originalName: Its name in the previous model version, when it was renamed.
   public init(
     name: String, destination: String, inverse: Inverse?, toMany: Bool = false,
     ordered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
-    minCount: Int = 0, maxCount: Int = 0
+    minCount: Int = 0, maxCount: Int = 0, originalName: String? = nil
   ) {
     self.name = name
     self.destination = destination
@@ -97,5 +102,6 @@ public struct RelationshipDescription: Sendable {
     self.isOptional = isOptional
     self.minCount = minCount
     self.maxCount = maxCount
+    self.originalName = originalName
   }
 }

@@ -185,6 +185,17 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// ```
   open class var entityName: String { String(describing: self) }
 
+  /// The entity's name in the previous model version, when the class's entity was renamed (an
+  /// ``EntityDescription/originalName``); nil by default. A migration from that version keeps
+  /// the objects under the new name.
+  ///
+  /// ```swift
+  /// final class Volume: ManagedObject {
+  ///   override class var originalEntityName: String? { "Book" }
+  /// }
+  /// ```
+  open class var originalEntityName: String? { nil }
+
   /// Whether the entity this class describes is abstract.
   ///
   /// Class properties are inherited, so answer for the class itself only:

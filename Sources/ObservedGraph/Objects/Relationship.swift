@@ -39,6 +39,9 @@ public struct Relationship<Value: RelationshipValue> {
   @usableFromInline let deleteRule: DeleteRule
   @usableFromInline let ordered: Bool?
   @usableFromInline let isOptional: Bool
+  /// Whether the declaration names the relationship's name in the previous model version (noted
+  /// by ``DeclaredOriginalNames`` while a model reads the class, not kept in every object).
+  @usableFromInline let hasOriginalName: Bool
 
   /// Declares a relationship.
   ///
@@ -56,18 +59,23 @@ public struct Relationship<Value: RelationshipValue> {
   ///     refuses, as −2³⁰).
   ///   - maxCount: Maximum number of objects of a to-many relationship; 0 for none. Kept in 32
   ///     bits: a larger one counts as `Int32.max`.
+  ///   - originalName: The relationship's name in the previous model version, when it was
+  ///     renamed (``RelationshipDescription/originalName``).
   // Inlinable: every new object runs it for each relationship, and out of line it would run as
   // unspecialized generic code.
   @inlinable
   public init(
     inverse: RelationshipDescription.Inverse?, deleteRule: DeleteRule = .nullify,
-    ordered: Bool? = nil, isOptional: Bool = true, minCount: Int = 0, maxCount: Int = 0
+    ordered: Bool? = nil, isOptional: Bool = true, minCount: Int = 0, maxCount: Int = 0,
+    originalName: String? = nil
   ) {
     self.inverse = inverse
     self.deleteRule = deleteRule
     self.ordered = ordered
     self.isOptional = isOptional
     self.loadedKeyOrCounts = LoadedKeyOrCounts(minCount: minCount, maxCount: maxCount)
+    self.hasOriginalName = originalName != nil
+    if let originalName { DeclaredOriginalNames.note(originalName) }
   }
 
   /// The declaration's counts, from the field the initializer packed them in.
@@ -156,6 +164,8 @@ public struct Relationship<Value: RelationshipValue> {
 
 extension Relationship: PropertyWrapperDeclaring {
   static var slotOffset: Int { MemoryLayout<Self>.offset(of: \Self.slot)! }
+
+  var declaresOriginalName: Bool { hasOriginalName }
 
   func declaration(name: String) throws -> Declaration {
     let shape = Value.relationshipShape
