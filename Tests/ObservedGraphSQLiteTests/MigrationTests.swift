@@ -777,6 +777,71 @@ final class RenamedShelf: ManagedObject {
     try migrating.close()
   }
 
+  // MARK: A process killed in the middle of a migration
+
+  #if os(Linux) || os(macOS)
+    /// Counts the statements a store runs, in one process.
+    final class StatementCounter: @unchecked Sendable {
+      // Written only by the store's one thread.
+      var count = 0
+    }
+
+    /// The options of a migrating open from version 1 to 3 that call `each` after every
+    /// statement the store runs from the migration's transaction on.
+    static func tracedOptions(_ each: @escaping @Sendable () -> Void) throws -> SQLiteStore.Options
+    {
+      var options = Self.options(try MigrationPlan(versions: [Self.v1(), Self.v2(), Self.v3()]))
+      options.sqlTrace = { _ in each() }
+      return options
+    }
+
+    @Test func aProcessKilledAfterAnyStatementOfAMigrationLeavesTheOldFileOrTheNewOne() async throws
+    {
+      let folder = try SQLiteConnectionTests.Folder()
+      let base = folder.url.appendingPathComponent("base.sqlite")
+      _ = try Self.version1File(at: base)
+      let before = try Self.contents(base)
+      // The same migration in this process, on a copy: how many statements, what it leaves.
+      let counted = folder.url.appendingPathComponent("counted.sqlite")
+      try FileManager.default.copyItem(at: base, to: counted)
+      let counter = StatementCounter()
+      let model = try Self.v3()
+      try SQLiteStore(
+        url: counted, model: model, options: Self.tracedOptions { counter.count += 1 }
+      )
+      .close()
+      let after = try Self.contents(counted)
+      #expect(after != before && counter.count > 10)
+      for statement in 1...counter.count {
+        let url = folder.url.appendingPathComponent("killed-\(statement).sqlite")
+        try FileManager.default.copyItem(at: base, to: url)
+        let path = url.path
+        await #expect(processExitsWith: .signal(SIGKILL), "statement \(statement)") {
+          [path = path as String, statement = statement as Int] in
+          let count = StatementCounter()
+          _ = try SQLiteStore(
+            url: URL(fileURLWithPath: path), model: try MigrationTests.v3(),
+            options: MigrationTests.tracedOptions {
+              count.count += 1
+              if count.count == statement { kill(getpid(), SIGKILL) }
+            })
+        }
+        // Killed before the commit ran: version 1 as it was; after it: version 3.
+        let contents = try Self.contents(url).filter { !$0.contains("nextKey") }
+        let expected = statement < counter.count ? before : after
+        #expect(
+          contents == expected.filter { !$0.contains("nextKey") },
+          "killed after statement \(statement)")
+        let check = try SQLiteConnection(path: path, create: false)
+        #expect(try check.statement("PRAGMA integrity_check").rows() == [[.text("ok")]])
+        check.close()
+        let reopened = try SQLiteStore(url: url, model: model, options: Self.tracedOptions {})
+        #expect(reopened.metadata["modelVersion"] == "3.0.0")
+        try reopened.close()
+      }
+    }
+  #endif
+
   // MARK: Plans and versions
 
   @Test func aPlanNeedsIncreasingVersions() throws {
