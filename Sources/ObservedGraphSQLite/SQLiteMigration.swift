@@ -560,7 +560,7 @@ extension MigrationPlan {
     let opening = try SQLiteStoreFile.opening(
       SQLiteStoreFile.metadata(connection), model: currentModel, plan: self, path: url.path,
       entityIDs: SQLiteStoreFile.entityIDs(connection))
-    guard case .migrate(let stages) = opening else { return [] }
+    guard case .migrate(let stages) = opening.model else { return [] }
     return stages.compactMap(\.destination.version)
   }
 }

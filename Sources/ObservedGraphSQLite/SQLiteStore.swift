@@ -84,6 +84,9 @@ public final class SQLiteStore: PersistentStore {
     /// For tests: the statement of the open's migration at which a failure is injected (1 is
     /// the first); nil for none.
     var migrationFailingStep: Int?
+    /// For tests: the library's layout of the file (the current one, or a later format with
+    /// its upgrades).
+    var fileLayout = FileLayout.current
 
     /// The default options (with the SQL trace on when `OBSERVEDGRAPH_SQL_DEBUG` is `1`).
     public init() {
@@ -161,7 +164,7 @@ public final class SQLiteStore: PersistentStore {
     let file = try SQLiteStoreFile(
       path: url.path, model: model, busyTimeout: options.busyTimeout,
       integrityCheck: options.integrityCheck, migrationPlan: options.migrationPlan,
-      finishing: false)
+      finishing: false, layout: options.fileLayout)
     connection = file.connection
     schema = file.schema
     identifier = file.storeIdentifier

@@ -8,13 +8,12 @@ import ObservedGraph
 /// ``MigrationPlan`` that lists the file's model version, migrates it to the current one in one
 /// transaction (``SQLiteMigrationStage``).
 ///
-/// The metadata (`og_metadata`): `format` (1), `storeIdentifier` (a UUID, the store identifier
+/// The metadata (`og_metadata`): `format` (``FileLayout``), `storeIdentifier` (a UUID, the store identifier
 /// of every object identifier the file's objects have), `versionHash` (the model's
 /// ``ObjectModel/versionHash``), `modelVersion` (the model's ``ObjectModel/version``, when it
 /// has one) and `model` (the model's entity descriptions as JSON, so that a later model can say
 /// what differs).
 final class SQLiteStoreFile {
-  static let format = "1"
 
   let connection: SQLiteConnection
   let schema: SQLiteSchema
@@ -23,7 +22,8 @@ final class SQLiteStoreFile {
 
   /// What the open still has to write under the write lock (a migration, or the model's version),
   /// as ``finishOpening()`` does; nil when nothing.
-  private var unfinished: (model: ObjectModel, plan: MigrationPlan?, path: String)?
+  private var unfinished:
+    (model: ObjectModel, plan: MigrationPlan?, path: String, layout: FileLayout)?
 
   /// Opens (or creates) the store file at `path` for `model`.
   ///
@@ -38,7 +38,7 @@ final class SQLiteStoreFile {
   init(
     path: String, model: ObjectModel, create: Bool = true, busyTimeout: Duration = .seconds(5),
     integrityCheck: SQLiteStore.IntegrityCheck = .off, migrationPlan: MigrationPlan? = nil,
-    finishing: Bool = true
+    finishing: Bool = true, layout: FileLayout = .current
   ) throws {
     let connection = try SQLiteConnection(path: path, create: create, busyTimeout: busyTimeout)
     self.connection = connection
@@ -47,7 +47,7 @@ final class SQLiteStoreFile {
       if tables.isEmpty {
         storeIdentifier = UUID()
         schema = SQLiteSchema(model: model)
-        try Self.create(connection, schema, model, storeIdentifier)
+        try Self.create(connection, schema, model, storeIdentifier, layout)
       } else {
         guard tables.contains("og_metadata") else {
           throw SQLiteStoreOpenError.notAStore(path: path, tables: tables)
@@ -55,18 +55,14 @@ final class SQLiteStoreFile {
         let metadata = try Self.metadata(connection)
         let ids = try Self.entityIDs(connection)
         let opening = try Self.opening(
-          metadata, model: model, plan: migrationPlan, path: path, entityIDs: ids)
+          metadata, model: model, plan: migrationPlan, path: path, layout: layout, entityIDs: ids)
         storeIdentifier = try Self.identifier(metadata, path: path)
-        switch opening {
-        case .asItIs:
-          schema = try Self.schema(of: model, ids, path: path)
-        case .recordVersion:
-          schema = try Self.schema(of: model, ids, path: path)
-          unfinished = (model, migrationPlan, path)
-        case .migrate(let stages):
+        if case .migrate(let stages) = opening.model {
           schema = SQLiteSchema(model: model, entityIDs: stages[stages.count - 1].entityIDs)
-          unfinished = (model, migrationPlan, path)
+        } else {
+          schema = try Self.schema(of: model, ids, path: path)
         }
+        if !opening.writesNothing { unfinished = (model, migrationPlan, path, layout) }
         try Self.verify(connection, integrityCheck, path: path)
         if finishing, unfinished != nil {
           try connection.transaction { try finishOpening() }
@@ -86,16 +82,16 @@ final class SQLiteStoreFile {
   ///   changed since it was read so that it can no longer be opened, or its entity ids are no
   ///   longer those of ``schema``. The caller's transaction must then roll back.
   func finishOpening() throws {
-    guard let (model, plan, path) = unfinished else { return }
+    guard let (model, plan, path, layout) = unfinished else { return }
     let again = try Self.opening(
-      Self.metadata(connection), model: model, plan: plan, path: path,
+      Self.metadata(connection), model: model, plan: plan, path: path, layout: layout,
       entityIDs: Self.entityIDs(connection))
     try Self.carry(out: again, connection, model)
     let ids = try Self.entityIDs(connection)
     guard model.entities.allSatisfy({ ids[$0.name] == schema.entityIDs[$0.name] }) else {
       throw SQLiteStoreOpenError.unknownFormat(
         path: path,
-        format: "\(Self.format) whose entity ids changed while it was opened (another process "
+        format: "\(layout.format) whose entity ids changed while it was opened (another process "
           + "migrated it with another plan)")
     }
     unfinished = nil
@@ -116,7 +112,7 @@ final class SQLiteStoreFile {
   {
     for entity in model.entities where ids[entity.name] == nil {
       throw SQLiteStoreOpenError.unknownFormat(
-        path: path, format: "\(format) without an id for the entity \(entity.name)")
+        path: path, format: "without an id for the entity \(entity.name)")
     }
     return SQLiteSchema(model: model, entityIDs: ids)
   }
@@ -134,12 +130,13 @@ final class SQLiteStoreFile {
   /// Writes the schema, the metadata and the entity ids into an empty file, in one transaction.
   private static func create(
     _ connection: SQLiteConnection, _ schema: SQLiteSchema, _ model: ObjectModel,
-    _ storeIdentifier: UUID
+    _ storeIdentifier: UUID, _ layout: FileLayout
   ) throws {
     try connection.transaction {
       for statement in schema.statements { try connection.execute(statement) }
       try writeMetadata(
-        [("format", format), ("storeIdentifier", storeIdentifier.uuidString)], connection)
+        [("format", String(layout.format)), ("storeIdentifier", storeIdentifier.uuidString)],
+        connection)
       try writeModel(model, connection)
       let entities = try connection.statement(
         #"INSERT INTO "og_entities" ("id", "name") VALUES (?, ?)"#)
@@ -181,15 +178,29 @@ final class SQLiteStoreFile {
     return metadata
   }
 
-  /// What opening an existing file takes.
-  enum Opening {
-    /// Nothing: the file is of the model.
-    case asItIs
-    /// Noting the model's version: the file is of the model, and its metadata names an earlier
-    /// version with the same hash, or none.
-    case recordVersion
-    /// Migrating through these stages, in order.
-    case migrate([SQLiteMigrationStage])
+  /// What opening an existing file takes: the upgrades of the library's own layout, then what
+  /// the model needs.
+  struct Opening {
+    /// What the model needs.
+    enum Model {
+      /// Nothing: the file is of the model.
+      case asItIs
+      /// Noting the model's version: the file is of the model, and its metadata names an
+      /// earlier version with the same hash, or none.
+      case recordVersion
+      /// Migrating through these stages, in order.
+      case migrate([SQLiteMigrationStage])
+    }
+
+    /// The upgrades of the file's format, oldest first.
+    var upgrades: [FileLayout.Upgrade]
+    var model: Model
+
+    /// Whether opening writes nothing.
+    var writesNothing: Bool {
+      guard upgrades.isEmpty, case .asItIs = model else { return false }
+      return true
+    }
   }
 
   /// Decides what opening a file with `metadata` for `model` takes, or throws why it cannot be
@@ -197,17 +208,30 @@ final class SQLiteStoreFile {
   /// differs), a migration that cannot be inferred (naming each change).
   static func opening(
     _ metadata: [String: String], model: ObjectModel, plan: MigrationPlan?, path: String,
-    entityIDs: @autoclosure () throws -> [String: Int]
+    layout: FileLayout = .current, entityIDs: @autoclosure () throws -> [String: Int]
   ) throws -> Opening {
-    guard metadata["format"] == format else {
+    guard let text = metadata["format"], let format = Int(text), format >= 1,
+      let upgrades = layout.upgrades(from: format)
+    else {
       throw SQLiteStoreOpenError.unknownFormat(path: path, format: metadata["format"] ?? "none")
     }
+    return Opening(
+      upgrades: upgrades,
+      model: try modelOpening(
+        metadata, model: model, plan: plan, path: path, entityIDs: entityIDs()))
+  }
+
+  /// What the model needs of a file with `metadata`, or why it cannot be opened.
+  private static func modelOpening(
+    _ metadata: [String: String], model: ObjectModel, plan: MigrationPlan?, path: String,
+    entityIDs: @autoclosure () throws -> [String: Int]
+  ) throws -> Opening.Model {
     let storedHash = metadata["versionHash"] ?? ""
     var storedVersion: ModelVersion?
     if let text = metadata["modelVersion"] {
       guard let version = ModelVersion(text) else {
         throw SQLiteStoreOpenError.unknownFormat(
-          path: path, format: "\(format) with the model version \"\(text)\"")
+          path: path, format: "\(metadata["format"] ?? "none") with the model version \"\(text)\"")
       }
       storedVersion = version
     }
@@ -255,11 +279,16 @@ final class SQLiteStoreFile {
     return .migrate(stages)
   }
 
-  /// Carries out what ``opening(_:model:plan:path:)`` decided, in the caller's transaction.
+  /// Carries out what ``opening(_:model:plan:path:layout:entityIDs:)`` decided, in the caller's
+  /// transaction: the format's upgrades first, then the model's migration.
   private static func carry(
     out opening: Opening, _ connection: SQLiteConnection, _ model: ObjectModel
   ) throws {
-    switch opening {
+    for upgrade in opening.upgrades {
+      for statement in upgrade.statements { try connection.execute(statement) }
+      try writeMetadata([("format", String(upgrade.from + 1))], connection)
+    }
+    switch opening.model {
     case .asItIs:
       return
     case .recordVersion:
@@ -325,7 +354,12 @@ public enum SQLiteStoreOpenError: Error, Equatable, Sendable, CustomStringConver
           ? "its model could not be read back"
           : differences.map(\.description).joined(separator: "; "))
     case .unknownFormat(let path, let format):
-      "\(path) is a store of format \(format), which this version does not read"
+      if let number = Int(format), number > FileLayout.current.format {
+        "\(path) is a store of format \(format), newer than this version's "
+          + "\(FileLayout.current.format): a later version of ObservedGraph made it"
+      } else {
+        "\(path) is a store of format \(format), which this version does not read"
+      }
     case .newerModelVersion(let path, let fileVersion, let appVersion):
       "\(path) was made by model version \(fileVersion), which is newer than this app's "
         + "\(appVersion)"
@@ -333,5 +367,43 @@ public enum SQLiteStoreOpenError: Error, Equatable, Sendable, CustomStringConver
       "\(path) cannot be migrated without code: "
         + refusals.map(\.description).joined(separator: "; ")
     }
+  }
+}
+
+/// The library's own layout of a store file — its tables and columns beside the model's — as a
+/// format number that a version of the library writes, and the upgrades that bring a file of an
+/// earlier format to it. A later version that adds a table or a column of its own raises the
+/// format and appends the upgrade: a store opening a file of an earlier format runs the upgrades
+/// in order, in the open's one transaction (decided again under the write lock, so that two
+/// processes upgrade a file once), and writes the new format; a file of a later format is
+/// refused, saying it is newer.
+///
+/// Format 1 is the first: `og_metadata` and `og_entities` beside the model's tables (see
+/// ``SQLiteSchema``). No upgrade exists yet; tests give the store a layout of their own.
+struct FileLayout: Sendable {
+  /// The statements that turn a file of format `from` into one of format `from + 1`.
+  struct Upgrade: Sendable {
+    let from: Int
+    let statements: [String]
+  }
+
+  /// The format this layout writes.
+  let format: Int
+  /// The upgrades from each earlier format, each to the next.
+  let upgrades: [Upgrade]
+
+  /// The layout of this version of the library.
+  static let current = FileLayout(format: 1, upgrades: [])
+
+  /// The upgrades a file of `format` needs, in order; nil for a later format, or an earlier one
+  /// the upgrades do not reach.
+  func upgrades(from format: Int) -> [Upgrade]? {
+    guard format <= self.format else { return nil }
+    var needed: [Upgrade] = []
+    for from in format..<self.format {
+      guard let upgrade = upgrades.first(where: { $0.from == from }) else { return nil }
+      needed.append(upgrade)
+    }
+    return needed
   }
 }

@@ -842,6 +842,92 @@ final class RenamedShelf: ManagedObject {
     }
   #endif
 
+  // MARK: The store's own layout
+
+  /// A later library's layout: format 2 adds a table of its own, with a row.
+  static let format2 = FileLayout(
+    format: 2,
+    upgrades: [
+      FileLayout.Upgrade(
+        from: 1,
+        statements: [
+          #"CREATE TABLE "og_test_log" ("entry" TEXT)"#,
+          #"INSERT INTO "og_test_log" ("entry") VALUES ('upgraded')"#,
+        ])
+    ])
+
+  static func layoutOptions(
+    _ layout: FileLayout, plan: MigrationPlan? = nil, failingAt step: Int? = nil
+  ) -> SQLiteStore.Options {
+    var options = SQLiteStore.Options()
+    options.fileLayout = layout
+    options.migrationPlan = plan
+    options.migrationFailingStep = step
+    return options
+  }
+
+  @Test func aFileOfAnEarlierFormatIsUpgradedOnceInTheOpensTransaction() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, _) = try Self.version1File(at: url)
+    let before = try Self.contents(url)
+    // A failure at any statement of the open leaves format 1 as it was.
+    var step = 1
+    while true {
+      do {
+        try SQLiteStore(
+          url: url, model: try Self.v1(), options: Self.layoutOptions(Self.format2, failingAt: step)
+        ).close()
+        break
+      } catch let error as SQLiteError {
+        #expect(error.kind == .injected)
+        #expect(
+          try Self.contents(url).filter { !$0.contains("nextKey") }
+            == before.filter { !$0.contains("nextKey") }, "statement \(step)")
+        step += 1
+      }
+    }
+    #expect(step > 3)
+    func log() throws -> [[SQLiteValue]] {
+      let connection = try SQLiteConnection(path: url.path, create: false)
+      defer { connection.close() }
+      return try connection.statement(#"SELECT "entry" FROM "og_test_log""#).rows()
+    }
+    #expect(try log() == [[.text("upgraded")]])
+    // Opened again by the later library: nothing to upgrade; its objects are as they were.
+    let store = try SQLiteStore(
+      url: url, model: try Self.v1(), options: Self.layoutOptions(Self.format2))
+    #expect(store.metadata["format"] == "2")
+    let context = PersistentContainer(store: store).viewContext
+    #expect(
+      try context.existingObject(with: noteIDs[0]).value(forKey: "notes") as? String == "spice")
+    try store.close()
+    #expect(try log() == [[.text("upgraded")]], "an upgrade runs once")
+    // This library refuses the later format, saying it is newer.
+    let after = try Self.contents(url)
+    let error = #expect(throws: SQLiteStoreOpenError.self) {
+      _ = try SQLiteStore(url: url, model: try Self.v1())
+    }
+    #expect(error == .unknownFormat(path: url.path, format: "2"))
+    #expect(
+      error?.description.hasSuffix(
+        "newer than this version's 1: a later version of ObservedGraph made it") == true)
+    #expect(try Self.contents(url) == after)
+  }
+
+  @Test func anUpgradeAndAMigrationRunInTheSameOpen() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, _) = try Self.version1File(at: url)
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2()])
+    let store = try SQLiteStore(
+      url: url, model: plan.currentModel, options: Self.layoutOptions(Self.format2, plan: plan))
+    #expect(store.metadata["format"] == "2" && store.metadata["modelVersion"] == "2.0.0")
+    let context = PersistentContainer(store: store).viewContext
+    #expect(
+      try context.existingObject(with: noteIDs[0]).value(forKey: "details") as? String == "spice")
+  }
+
   // MARK: Plans and versions
 
   @Test func aPlanNeedsIncreasingVersions() throws {
