@@ -55,7 +55,7 @@ let package = Package(
       dependencies: ["ObservedGraph", "ObservedGraphSQLite"],
       path: "Examples/Inventory",
       exclude: ["README.md"],
-      resources: [.copy("Inventory.json")],
+      resources: [.copy("Inventory.json"), .copy("InventoryV1.json")],
       swiftSettings: strictness
     ),
     // Seed 001's League Manager: inheritance, many-to-many, a fetched property, live results,

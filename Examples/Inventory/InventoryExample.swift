@@ -20,7 +20,8 @@ final class InventoryExample {
   /// Reads the model file and opens a store in a new SQLite file in a temporary folder.
   init(say: @escaping (String) -> Void) throws {
     self.say = say
-    model = try ObjectModel(entities: try Self.loadEntities())
+    model = try ObjectModel(
+      entities: try Self.loadEntities(), fetchRequestTemplates: [], version: "2.0.0")
     folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("inventory-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -28,12 +29,20 @@ final class InventoryExample {
       store: try SQLiteStore(url: folder.appendingPathComponent("Inventory.sqlite"), model: model))
   }
 
-  /// The model file shipped with the example, decoded into entity descriptions.
-  static func loadEntities() throws -> [EntityDescription] {
-    guard let url = Bundle.module.url(forResource: "Inventory", withExtension: "json") else {
+  /// The model file shipped with the example (`Inventory.json`, version 2.0.0; or, for the
+  /// previous version, `InventoryV1.json`), decoded into entity descriptions.
+  static func loadEntities(file: String = "Inventory") throws -> [EntityDescription] {
+    guard let url = Bundle.module.url(forResource: file, withExtension: "json") else {
       throw CocoaError(.fileNoSuchFile)
     }
     return try JSONDecoder().decode([EntityDescription].self, from: Data(contentsOf: url))
+  }
+
+  /// The previous version of the model, 1.0.0: an asset's `label` was its `name`, and a count
+  /// had no `date`.
+  static func previousModel() throws -> ObjectModel {
+    try ObjectModel(
+      entities: try loadEntities(file: "InventoryV1"), fetchRequestTemplates: [], version: "1.0.0")
   }
 
   /// The store's file.
@@ -55,6 +64,7 @@ final class InventoryExample {
     try deleteLocation()
     try save()
     try reopenAndCount()
+    try openPreviousVersion()
     try finish()
   }
 

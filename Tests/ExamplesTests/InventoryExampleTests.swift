@@ -16,6 +16,40 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: example.folder.path))
   }
 
+  /// A file the test makes with the previous model version (1.0.0, `InventoryV1.json`) opens in
+  /// the example migrated to version 2.0.0: the asset's `name` is its `label`, the counts have
+  /// no date, and the file opens afterwards without a plan.
+  @Test func opensAFileMadeByItsPreviousModelVersion() throws {
+    let example = try InventoryExample(say: { _ in })
+    defer { try? example.finish() }
+    let url = example.folder.appendingPathComponent("made-by-the-test.sqlite")
+    let old = try SQLiteStore(url: url, model: try InventoryExample.previousModel())
+    let writer = PersistentContainer(store: old).viewContext
+    let lamp = try writer.insertObject(forEntityName: "Asset")
+    try lamp.setValue("Desk Lamp", forKey: "name")
+    let attic = try writer.insertObject(forEntityName: "Location")
+    try attic.setValue("Attic", forKey: "label")
+    for number in [2, 5] {
+      let count = try writer.insertObject(forEntityName: "Inventory")
+      try count.setValue(number, forKey: "count")
+      try count.setValue(lamp, forKey: "asset")
+      try count.setValue(attic, forKey: "location")
+    }
+    try writer.save()
+    try old.close()
+    #expect(
+      try example.openMigrated(url) == [
+        "Desk Lamp: 2 Desk Lamp at Attic on no date; 5 Desk Lamp at Attic on no date"
+      ])
+    let store = try SQLiteStore(url: url, model: example.model)
+    #expect(store.metadata["modelVersion"] == "2.0.0")
+    let reader = PersistentContainer(store: store).viewContext
+    #expect(
+      try reader.existingObject(with: lamp.objectID).value(forKey: "label") as? String
+        == "Desk Lamp")
+    try store.close()
+  }
+
   /// The model file says what the seed's model editor said: the same model as the descriptions
   /// written in code.
   @Test func modelFileIsTheSeedsModel() throws {
@@ -23,7 +57,9 @@ import Testing
     let inCode = try ObjectModel(entities: [
       EntityDescription(
         name: "Asset",
-        attributes: [AttributeDescription(name: "label", type: .string, defaultValue: "")],
+        attributes: [
+          AttributeDescription(name: "label", type: .string, defaultValue: "", originalName: "name")
+        ],
         relationships: [
           RelationshipDescription(
             name: "inventories", destination: "Inventory", inverse: "asset", toMany: true,
@@ -179,7 +215,13 @@ import Testing
        Sticker: counted in 0 location(s)
        T-Shirt: counted in 1 location(s)
 
-    11. Close the store and remove its folder
+    11. Open a file the previous model version made (InventoryV1.json, version 1.0.0)
+       version 1.0.0 called an asset's label `name`, and its counts had no date
+       a dry run of the plan: migrates to 2.0.0
+       opened: the file is now version 2.0.0
+       Stapler: 7 Stapler at Front Desk on no date
+
+    12. Close the store and remove its folder
        removed: true
     """#
 }
