@@ -54,6 +54,18 @@ extension UndoLog {
     /// ```
     public var redoGroups: [Group]
 
+    /// What the history applies to, as its owner describes it: names and values the owner
+    /// writes before archiving and checks before restoring (an object graph's context writes its
+    /// model's version hash, and refuses a history of another model). The log never reads them;
+    /// ``UndoLog/history()`` returns none, and ``UndoLog/restore(_:)`` ignores them. Encoded
+    /// only when there are some.
+    ///
+    /// ```swift
+    /// var history = try log.history()
+    /// history.labels["document"] = "v3"
+    /// ```
+    public var labels: [String: String] = [:]
+
     /// The `userInfo` key under which a decoder finds the step types a history may hold, as an
     /// `[any ArchivableUndoStep.Type]`.
     ///

@@ -6,6 +6,7 @@ extension UndoLog.History: Codable {
     case version
     case undoGroups
     case redoGroups
+    case labels
   }
 
   enum GroupKeys: String, CodingKey {
@@ -68,6 +69,7 @@ extension UndoLog.History: Codable {
     }
     undoGroups = try Self.decodeGroups(in: container, forKey: .undoGroups, types: types)
     redoGroups = try Self.decodeGroups(in: container, forKey: .redoGroups, types: types)
+    labels = try container.decodeIfPresent([String: String].self, forKey: .labels) ?? [:]
   }
 
   /// Encodes the history: each step beside its type's archive name, each metadata value beside
@@ -88,6 +90,7 @@ extension UndoLog.History: Codable {
     try container.encode(Self.archiveVersion, forKey: .version)
     try Self.encodeGroups(undoGroups, in: &container, forKey: .undoGroups)
     try Self.encodeGroups(redoGroups, in: &container, forKey: .redoGroups)
+    if !labels.isEmpty { try container.encode(labels, forKey: .labels) }
   }
 
   // MARK: Encoding

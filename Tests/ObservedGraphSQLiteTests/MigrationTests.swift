@@ -1,6 +1,7 @@
 import Foundation
 import ObservedGraph
 import Testing
+import UndoLog
 
 @testable import ObservedGraphSQLite
 
@@ -841,6 +842,53 @@ final class RenamedShelf: ManagedObject {
       }
     }
   #endif
+
+  // MARK: Undo histories
+
+  @Test func anUndoHistoryOfTheOldModelIsRefusedAfterAMigration() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, _) = try Self.version1File(at: url)
+    let old = try SQLiteStore(url: url, model: try Self.v1())
+    let context = PersistentContainer(store: old).viewContext
+    context.undoLog = UndoLog()
+    try context.existingObject(with: noteIDs[0]).setValue("changed", forKey: "title")
+    context.processPendingChanges()
+    try context.save()
+    let json = try JSONEncoder().encode(try context.undoHistory())
+    try old.close()
+    let decoder = JSONDecoder()
+    decoder.userInfo[UndoLog.History.stepTypesKey] = [GraphUndoStep.self]
+    let history = try decoder.decode(UndoLog.History.self, from: json)
+    #expect(history.labels[ObjectContext.undoHistoryModelLabel] == (try Self.v1()).versionHash)
+    #expect(history.labels["ObservedGraph.modelVersion"] == "1.0.0")
+
+    // The same model takes it back, and its undo works.
+    let same = try SQLiteStore(url: url, model: try Self.v1())
+    let again = PersistentContainer(store: same).viewContext
+    again.undoLog = UndoLog()
+    try again.restoreUndoHistory(history)
+    try again.undoLog?.undo()
+    #expect(try again.existingObject(with: noteIDs[0]).value(forKey: "title") as? String == "Dune")
+    try same.close()
+
+    // After a migration, the new model refuses it, and the log stays empty.
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2()])
+    let migrated = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    let reader = PersistentContainer(store: migrated).viewContext
+    reader.undoLog = UndoLog()
+    let error = #expect(throws: ObjectGraphError.self) { try reader.restoreUndoHistory(history) }
+    #expect(error?.kind == .otherModelVersion)
+    #expect(error?.description.contains("another model (version 1.0.0)") == true)
+    #expect(reader.undoLog?.canUndo == false)
+    // A history taken without the label is refused too.
+    var unlabelled = history
+    unlabelled.labels = [:]
+    let refused = #expect(throws: ObjectGraphError.self) {
+      try reader.restoreUndoHistory(unlabelled)
+    }
+    #expect(refused?.kind == .otherModelVersion)
+  }
 
   // MARK: The store's own layout
 

@@ -186,6 +186,24 @@ struct ArchiveTests {
     #expect(title["board"] as? String == "league")
   }
 
+  /// Labels travel with the archive, written only when there are some; the log neither writes
+  /// nor reads them.
+  @Test func labelsTravelWithTheArchive() throws {
+    var history = try Self.edited().log.history()
+    #expect(history.labels.isEmpty)
+    let plain = try Self.encoded(history)
+    let root = try #require(try JSONSerialization.jsonObject(with: plain) as? [String: Any])
+    #expect(root["labels"] == nil)
+    history.labels = ["document": "v3", "owner": "ada"]
+    let labelled = try Self.encoded(history)
+    #expect(try Self.decoded(labelled).labels == ["document": "v3", "owner": "ada"])
+    #expect(try Self.decoded(plain).labels.isEmpty)
+    let log = UndoLog()
+    try log.restore(try Self.decoded(labelled))
+    #expect(log.undoCount == 2 && log.redoCount == 2)
+    #expect(try log.history().labels.isEmpty)
+  }
+
   @Test func aClosureStepCannotBeArchived() throws {
     let log = UndoLog()
     let counter = Counter()

@@ -26,7 +26,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       case invalidRule, valueTooSmall, valueTooLarge, tooShort, tooLong, patternMismatch
       case invalidPredicate, invalidValue
       case duplicateTemplate, unknownTemplate, missingVariable
-      case invalidMigrationPlan
+      case invalidMigrationPlan, otherModelVersion
     }
     let code: Code
     /// The kind's name, such as `unknownKey`.
@@ -223,6 +223,9 @@ extension ObjectGraphError.Kind {
   /// A migration plan lists a model without a version, versions out of order, or two versions
   /// that are the same; see ``MigrationPlan``.
   public static let invalidMigrationPlan = Self(code: .invalidMigrationPlan)
+  /// An archived undo history was recorded with another model than the context's (its steps
+  /// name properties by their place in that model); see ``ObjectContext/restoreUndoHistory(_:)``.
+  public static let otherModelVersion = Self(code: .otherModelVersion)
   /// Several validation errors at once; see ``ObjectGraphError/underlying``.
   public static let multipleErrors = Self(code: .multipleErrors)
 }

@@ -20,14 +20,18 @@ import UndoLog
 /// in-memory store each time it is made):
 ///
 /// ```swift
-/// let json = try JSONEncoder().encode(try log.history())
+/// let json = try JSONEncoder().encode(try context.undoHistory())
 /// let decoder = JSONDecoder()
 /// decoder.userInfo[UndoLog.History.stepTypesKey] = [GraphUndoStep.self]
 /// let restored = UndoLog()
-/// try restored.restore(try decoder.decode(UndoLog.History.self, from: json))
 /// context.undoLog = restored
+/// try context.restoreUndoHistory(try decoder.decode(UndoLog.History.self, from: json))
 /// try restored.undo()
 /// ```
+///
+/// A step names properties by their place in the model: ``ObjectContext/undoHistory()`` labels
+/// the history with the model's version hash, and ``ObjectContext/restoreUndoHistory(_:)``
+/// refuses a history of another model (one recorded before a migration, say).
 ///
 /// Inspect a step to see what a group touches: ``objectIDs`` and ``changedKeys(in:)``.
 public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {

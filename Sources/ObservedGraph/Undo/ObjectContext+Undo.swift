@@ -30,7 +30,8 @@ extension ObjectContext {
   /// `isDeleted`, `hasChanges`, `changedValues()`); observers hear them as ordinary changes.
   ///
   /// Steps are values (``GraphUndoStep``): the log's history can be archived with
-  /// `UndoLog.history()` and restored into a new log given to the same context.
+  /// ``undoHistory()`` and restored into a new log given to a context of the same store and
+  /// model with ``restoreUndoHistory(_:)``.
   ///
   /// ```swift
   /// context.undoLog = UndoLog()
@@ -48,6 +49,68 @@ extension ObjectContext {
       recorder.attach(newValue, to: self)
       audienceWidened()  // sets are recorded now: no set is quiet by an older answer
     }
+  }
+
+  /// The label of an archived history under which ``undoHistory()`` writes the model's
+  /// ``ObjectModel/versionHash``.
+  public static let undoHistoryModelLabel = "ObservedGraph.versionHash"
+
+  /// The history of the context's undo log, labelled with the model it was recorded with: its
+  /// ``ObjectModel/versionHash`` under ``undoHistoryModelLabel`` (and its version, when it has
+  /// one), for ``restoreUndoHistory(_:)`` to check. The steps name properties by their place in
+  /// the model, which a migration can change.
+  ///
+  /// ```swift
+  /// context.processPendingChanges()
+  /// let json = try JSONEncoder().encode(try context.undoHistory())
+  /// ```
+  /// - Returns: The log's history with its labels.
+  /// - Throws: ``ObjectGraphError/Kind/invalidObject`` when the context has no undo log; what
+  ///   `UndoLog.history()` throws.
+  public func undoHistory() throws -> UndoLog.History {
+    guard let log = undoLog else {
+      throw ObjectGraphError(
+        .invalidObject, entity: "", reason: "the context has no undo log to take a history of")
+    }
+    var history = try log.history()
+    history.labels[Self.undoHistoryModelLabel] = model.versionHash
+    if let version = model.version {
+      history.labels["ObservedGraph.modelVersion"] = version.description
+    }
+    return history
+  }
+
+  /// Restores an archived history into the context's undo log, after checking that it was
+  /// recorded with the context's model.
+  ///
+  /// ```swift
+  /// let decoder = JSONDecoder()
+  /// decoder.userInfo[UndoLog.History.stepTypesKey] = [GraphUndoStep.self]
+  /// context.undoLog = UndoLog()
+  /// try context.restoreUndoHistory(try decoder.decode(UndoLog.History.self, from: json))
+  /// ```
+  /// - Parameter history: A history ``undoHistory()`` made.
+  /// - Throws: ``ObjectGraphError/Kind/otherModelVersion`` for a history recorded with another
+  ///   model (a file migrated since, or an app of another version), or one without the label
+  ///   (taken with `UndoLog.history()`); ``ObjectGraphError/Kind/invalidObject`` when the context
+  ///   has no undo log; what `UndoLog.restore(_:)` throws. The log is then unchanged.
+  public func restoreUndoHistory(_ history: UndoLog.History) throws {
+    guard let log = undoLog else {
+      throw ObjectGraphError(
+        .invalidObject, entity: "", reason: "the context has no undo log to restore a history into")
+    }
+    let recorded = history.labels[Self.undoHistoryModelLabel]
+    guard recorded == model.versionHash else {
+      let version = history.labels["ObservedGraph.modelVersion"].map { " (version \($0))" } ?? ""
+      throw ObjectGraphError(
+        .otherModelVersion, entity: "", value: recorded ?? "none",
+        reason: recorded == nil
+          ? "the undo history has no model label: take it with undoHistory() to restore it here"
+          : "the undo history was recorded with another model\(version) than the context's "
+            + "(version hash \(model.versionHash.prefix(12))…): its steps would change the wrong "
+            + "properties")
+    }
+    try log.restore(history)
   }
 
   /// The object an entry of an ``AttributeColumn`` names, when the entry can be replayed
