@@ -7,7 +7,8 @@ import ObservedGraph
 ///
 /// Inferred today: adding an attribute (optional, or with a default: existing objects take the
 /// default), removing one, renaming one (``AttributeDescription/originalName``), optional to
-/// non-optional with a default (objects without a value take it), non-optional to optional;
+/// non-optional with a default (objects without a value take it), non-optional to optional,
+/// widening a number (``widens(_:to:)``), an index no longer wanted;
 /// adding an entity (a new hierarchy, or under an existing entity), removing a whole hierarchy
 /// (its table and its objects go), renaming one (``EntityDescription/originalName``: its table
 /// and its id kept); adding an optional relationship (existing objects have none), removing one
@@ -225,10 +226,12 @@ struct SQLiteMigrationStage {
           needs: "a migration this version does not infer yet")
         continue
       }
-      if earlier.type != attribute.type {
+      if earlier.type != attribute.type && !Self.widens(earlier.type, to: attribute.type) {
         refuse(
           entity.name, attribute.name, change + "type \(earlier.type) → \(attribute.type)",
-          needs: "a migration this version does not infer yet (type changes)")
+          needs: Self.isInteger(earlier.type) && attribute.type == .double
+            ? "a custom stage: a double does not hold every integer above 2^53"
+            : "a migration this version does not infer yet (type changes other than widening)")
         continue
       }
       guard !attribute.isTransient,
@@ -252,6 +255,23 @@ struct SQLiteMigrationStage {
               + "(\(ids.joined(separator: ", ")))", [value]))
       }
     }
+  }
+
+  /// Whether values of `from` are values of `to` as they are stored: a wider integer
+  /// (`int16` → `int32` → `int64`, `int`), or `float` → `double`. Both keep the column's SQLite
+  /// type (`INTEGER`, `REAL`), so no row changes.
+  static func widens(_ from: AttributeType, to: AttributeType) -> Bool {
+    let integers: [AttributeType] = [.int16, .int32, .int64]
+    if let narrow = integers.firstIndex(of: from == .int ? .int64 : from),
+      let wide = integers.firstIndex(of: to == .int ? .int64 : to)
+    {
+      return narrow <= wide
+    }
+    return from == .float && to == .double
+  }
+
+  static func isInteger(_ type: AttributeType) -> Bool {
+    [.int16, .int32, .int64, .int].contains(type)
   }
 
   /// An attribute the previous version did not have: its column, with the default (if any) as
@@ -414,7 +434,10 @@ struct SQLiteMigrationStage {
     }
     // An index keeps the name it was made with: one of a renamed table or column is dropped,
     // and the store makes it again under the new names when it opens.
-    for column in old.indexed where old.name != new.name || mapping[column] != column {
+    for column in old.indexed
+    where old.name != new.name || mapping[column] != column
+      || !new.indexed.contains(mapping[column] ?? "")
+    {
       steps.append(
         .execute("DROP INDEX IF EXISTS \(SQLiteSchema.quoted("og_index_\(old.name)_\(column)"))"))
     }

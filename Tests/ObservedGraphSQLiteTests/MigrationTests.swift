@@ -320,6 +320,66 @@ final class RenamedShelf: ManagedObject {
     #expect(read.feeling == "glum" && read.pinned == false)
   }
 
+  @Test func numbersWidenAndAnIndexNoLongerWantedIsDropped() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("sizes.sqlite")
+    func model(
+      _ count: AttributeType, _ weight: AttributeType, indexed: Bool, _ version: ModelVersion
+    )
+      throws -> ObjectModel
+    {
+      try ObjectModel(
+        entities: [
+          EntityDescription(
+            name: "Box",
+            attributes: [
+              AttributeDescription(
+                name: "count", type: count, isOptional: true, isIndexed: indexed),
+              AttributeDescription(name: "weight", type: weight, isOptional: true),
+            ])
+        ], fetchRequestTemplates: [], version: version)
+    }
+    let v1 = try model(.int16, .float, indexed: true, "1.0.0")
+    let store = try SQLiteStore(url: url, model: v1)
+    let context = PersistentContainer(store: store).viewContext
+    let box = try context.insertObject(forEntityName: "Box")
+    try box.setValue(Int16.max, forKey: "count")
+    try box.setValue(Float(0.1), forKey: "weight")
+    try context.save()
+    try store.close()
+    func indexes() throws -> [[SQLiteValue]] {
+      let connection = try SQLiteConnection(path: url.path, create: false)
+      defer { connection.close() }
+      return try connection.statement(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Box'"
+      ).rows()
+    }
+    #expect(try indexes() == [[.text("og_index_Box_count")]])
+    // int16 → int, float → double, and the index no longer wanted: inferred.
+    let wide = try model(.int, .double, indexed: false, "2.0.0")
+    let plan = try MigrationPlan(versions: [v1, wide])
+    let migrated = try SQLiteStore(url: url, model: wide, options: Self.options(plan))
+    let read = try PersistentContainer(store: migrated).viewContext.existingObject(
+      with: box.objectID)
+    #expect(try read.value(forKey: "count") as? Int == Int(Int16.max))
+    #expect(try read.value(forKey: "weight") as? Double == Double(Float(0.1)))
+    try migrated.close()
+    #expect(try indexes() == [])
+    // int → double loses integers above 2^53; int → int16 may not fit: both refused.
+    for (count, needs) in [
+      (AttributeType.double, "a custom stage: a double does not hold every integer above 2^53"),
+      (.int16, "a migration this version does not infer yet (type changes other than widening)"),
+    ] {
+      let plan = try MigrationPlan(versions: [
+        wide, try model(count, .double, indexed: false, "3.0.0"),
+      ])
+      let error = #expect(throws: SQLiteStoreOpenError.self) { _ = try plan.validate(against: url) }
+      #expect(
+        error?.description.hasSuffix("Box.count: type int → \(count): needs \(needs)") == true,
+        "\(String(describing: error))")
+    }
+  }
+
   // MARK: Entities and relationships
 
   /// Version 1 with a sub-entity of Folder and a root entity Tag, many-to-many with notes, and a
@@ -663,7 +723,7 @@ final class RenamedShelf: ManagedObject {
     #expect(
       refusals.map(\.description) == [
         "1.0.0 → 2.0.0: Note.pages: type int → string: needs a migration this version does not "
-          + "infer yet (type changes)",
+          + "infer yet (type changes other than widening)",
         "1.0.0 → 2.0.0: Note.isbn: added, not optional: needs a default value, which existing "
           + "objects take",
       ])
