@@ -12,7 +12,8 @@ import ObservedGraph
 /// adding an entity (a new hierarchy, or under an existing entity), removing a whole hierarchy
 /// (its table and its objects go), renaming one (``EntityDescription/originalName``: its table
 /// and its id kept); adding an optional relationship (existing objects have none), removing one
-/// (its column or join table goes), renaming one (``RelationshipDescription/originalName``). An entity kept must keep its parent,
+/// (its column or join table goes), renaming one (``RelationshipDescription/originalName``),
+/// turning a to-one into a to-many or back while its inverse is a to-many (``reshape``). An entity kept must keep its parent,
 /// and a relationship kept its shape. Columns are matched by their place in the two schemas,
 /// not by name: a rename can move another column's `_2` suffix. Entity ids are the file's: an
 /// entity kept keeps its id, and an added one takes the next after the largest the file names.
@@ -28,6 +29,10 @@ struct SQLiteMigrationStage {
     case execute(String)
     /// A statement with arguments.
     case run(String, [SQLiteValue])
+    /// A query that must find no row: a row means the file's objects stop the stage (a to-many
+    /// that becomes a to-one while an object has several related objects). Run before the
+    /// stage writes anything.
+    case refuseIf(String, MigrationRefusal)
   }
 
   let source: ObjectModel
@@ -66,6 +71,7 @@ struct SQLiteMigrationStage {
     var renamed: [String: [String: String]] = [:]  // old table → old column → new column
     var defaults: [String: [String: SQLiteValue]] = [:]  // new table → new column → value
     var fills: [Step] = []
+    var moves = Moves()
     let relationships = earlierRelationships()
     for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
       // A new entity has no objects: its columns and tables are added empty.
@@ -73,18 +79,25 @@ struct SQLiteMigrationStage {
       matchAttributes(
         of: entity, old, before, after, renamed: &renamed, defaults: &defaults, fills: &fills)
       matchRelationships(
-        of: entity, old, before, after, relationships, renamed: &renamed)
+        of: entity, old, before, after, relationships, renamed: &renamed, moves: &moves)
     }
     guard refusals.isEmpty else { return }
     let stored = { (table: SQLiteSchema.Table) in
       !table.name.hasPrefix("og_") || table.name.hasPrefix("og_join_")
     }
-    // Tables the stage drops go first, so that a renamed table may take a dropped one's name.
-    for table in before.tables where stored(table) && laterTable[table.name] == nil {
-      steps.append(.execute("DROP TABLE \(SQLiteSchema.quoted(table.name))"))
+    steps += moves.checks
+    // Tables the stage drops go first, so that a renamed table may take a dropped one's name;
+    // a table whose rows move into a new column goes last.
+    let dropped = before.tables.filter { stored($0) && laterTable[$0.name] == nil }.map(\.name)
+    for table in dropped where !moves.sourceTables.contains(table) {
+      steps.append(.execute("DROP TABLE \(SQLiteSchema.quoted(table))"))
     }
     renameTables(kept: before.tables.filter(stored).map(\.name).filter { laterTable[$0] != nil })
     let earlierTable = Dictionary(uniqueKeysWithValues: laterTable.map { ($1, $0) })
+    for table in after.tables where stored(table) && earlierTable[table.name] == nil {
+      steps += SQLiteSchema.statements(creating: table).map(Step.execute)
+    }
+    steps += moves.intoTables
     for table in after.tables where stored(table) {
       if let oldName = earlierTable[table.name],
         let oldTable = before.tables.first(where: { $0.name == oldName })
@@ -92,9 +105,11 @@ struct SQLiteMigrationStage {
         alter(
           oldTable, into: table, renamed: renamed[oldName] ?? [:],
           defaults: defaults[table.name] ?? [:])
-      } else {
-        steps += SQLiteSchema.statements(creating: table).map(Step.execute)
       }
+    }
+    steps += moves.intoColumns
+    for table in dropped where moves.sourceTables.contains(table) {
+      steps.append(.execute("DROP TABLE \(SQLiteSchema.quoted(table))"))
     }
     steps += fills
     for name in Set(before.entityIDs.keys).subtracting(laterEntity.keys).sorted() {
@@ -114,6 +129,19 @@ struct SQLiteMigrationStage {
           #"INSERT INTO "og_entities" ("id", "name") VALUES (?, ?)"#,
           [.integer(Int64(after.entityIDs[name]!)), .text(name)]))
     }
+  }
+
+  /// The statements that move related objects between a to-one's column and a join table, when
+  /// a relationship turns from to-one into to-many or back.
+  struct Moves {
+    /// Queries that must find no row, run first.
+    var checks: [Step] = []
+    /// Copies from old columns into new join tables (the columns are dropped after).
+    var intoTables: [Step] = []
+    /// Copies from old join tables into new columns (the tables are dropped after).
+    var intoColumns: [Step] = []
+    /// The old join tables `intoColumns` reads.
+    var sourceTables: Set<String> = []
   }
 
   /// Matches new names with the previous version's: a name whose original name the previous
@@ -316,7 +344,7 @@ struct SQLiteMigrationStage {
   private mutating func matchRelationships(
     of entity: EntityDescription, _ old: EntityDescription, _ before: SQLiteSchema,
     _ after: SQLiteSchema, _ earlierNames: [String: [String: String]],
-    renamed: inout [String: [String: String]]
+    renamed: inout [String: [String: String]], moves: inout Moves
   ) {
     let names = earlierNames[entity.name] ?? [:]
     for relationship in entity.relationships {
@@ -335,6 +363,13 @@ struct SQLiteMigrationStage {
       let change = earlierName == relationship.name ? "" : "renamed from \(earlierName), "
       let wasLine = line(was, renamingTo: earlierNames)
       let nowLine = Self.line(relationship)
+      if wasLine != nowLine,
+        reshape(
+          entity, relationship, was: was, old, before, after, renamingTo: earlierNames,
+          moves: &moves)
+      {
+        continue
+      }
       guard wasLine == nowLine else {
         refuse(
           entity.name, relationship.name, change + "relationship \(wasLine) → \(nowLine)",
@@ -371,6 +406,69 @@ struct SQLiteMigrationStage {
       default:
         break
       }
+    }
+  }
+
+  /// Moves a relationship that turns from to-one into to-many, or back, while its inverse is a
+  /// to-many (one-to-many ↔ many-to-many): the related objects move from the to-one's column
+  /// into the new join table, or from the join table into the new column — refused, before the
+  /// stage writes, when an object has more than one. Returns false for any other change.
+  private func reshape(
+    _ entity: EntityDescription, _ relationship: RelationshipDescription,
+    was: RelationshipDescription, _ old: EntityDescription, _ before: SQLiteSchema,
+    _ after: SQLiteSchema, renamingTo earlierNames: [String: [String: String]],
+    moves: inout Moves
+  ) -> Bool {
+    var reshaped = was
+    reshaped.isToMany = relationship.isToMany
+    reshaped.minCount = relationship.minCount
+    reshaped.maxCount = relationship.maxCount
+    reshaped.isOptional = relationship.isOptional
+    guard was.isToMany != relationship.isToMany, !was.isOrdered, !relationship.isOrdered,
+      line(reshaped, renamingTo: earlierNames) == Self.line(relationship),
+      case .named(let inverseName)? = relationship.inverse,
+      let inverse = destination.entity(named: relationship.destination)?.allRelationships
+        .first(where: { $0.name == inverseName }), inverse.isToMany, !inverse.isOrdered
+    else { return false }
+    let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init).joined(separator: ", ")
+    let quoted = SQLiteSchema.quoted
+    switch (before.places[old.name]?[was.name], after.places[entity.name]?[relationship.name]) {
+    case (.column(let table, let column)?, .join(let join, let owner, let member, nil)?):
+      // Read after the tables' renames, before the column is dropped.
+      let source = laterTable[table] ?? table
+      moves.intoTables.append(
+        .execute(
+          "INSERT INTO \(quoted(join)) (\(quoted(owner)), \(quoted(member))) SELECT \"og_pk\", "
+            + "\(quoted(column)) FROM \(quoted(source)) WHERE \(quoted(column)) IS NOT NULL AND "
+            + "\"og_entity\" IN (\(ids))"))
+      return true
+    case (.join(let join, let owner, let member, nil)?, .column(let table, let column)?):
+      moves.checks.append(
+        .refuseIf(
+          "SELECT \(quoted(owner)) FROM \(quoted(join)) GROUP BY \(quoted(owner)) "
+            + "HAVING count(*) > 1 LIMIT 1",
+          MigrationRefusal(
+            from: source.version, to: destination.version, entity: entity.name,
+            property: relationship.name, change: "to-many → to-one",
+            needs: "a custom stage: an object has more than one related object")))
+      moves.sourceTables.insert(join)
+      moves.intoColumns.append(
+        .execute(
+          "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT \(quoted(member)) FROM "
+            + "\(quoted(join)) WHERE \(quoted(join)).\(quoted(owner)) = \(quoted(table)).\"og_pk\") "
+            + "WHERE \"og_entity\" IN (\(ids))"))
+      if let entityColumn = after.entityColumns["\(table).\(column)"],
+        let root = after.tableOfEntity[relationship.destination]
+      {
+        moves.intoColumns.append(
+          .execute(
+            "UPDATE \(quoted(table)) SET \(quoted(entityColumn)) = (SELECT \"og_entity\" FROM "
+              + "\(quoted(root)) WHERE \(quoted(root)).\"og_pk\" = \(quoted(table)).\(quoted(column))) "
+              + "WHERE \(quoted(column)) IS NOT NULL"))
+      }
+      return true
+    default:
+      return false
     }
   }
 
@@ -584,6 +682,13 @@ extension MigrationPlan {
       SQLiteStoreFile.metadata(connection), model: currentModel, plan: self, path: url.path,
       entityIDs: SQLiteStoreFile.entityIDs(connection))
     guard case .migrate(let stages) = opening.model else { return [] }
+    // What the file's objects must allow (a to-many that becomes a to-one), for the first stage,
+    // which reads the file as it is; a later stage's checks run when the file is opened.
+    for case .refuseIf(let sql, let refusal) in stages[0].steps {
+      guard try connection.statement(sql).rows().isEmpty else {
+        throw SQLiteStoreOpenError.migrationNotInferred(path: url.path, refusals: [refusal])
+      }
+    }
     return stages.compactMap(\.destination.version)
   }
 }

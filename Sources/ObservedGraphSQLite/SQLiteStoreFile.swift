@@ -86,7 +86,7 @@ final class SQLiteStoreFile {
     let again = try Self.opening(
       Self.metadata(connection), model: model, plan: plan, path: path, layout: layout,
       entityIDs: Self.entityIDs(connection))
-    try Self.carry(out: again, connection, model)
+    try Self.carry(out: again, connection, model, path: path)
     let ids = try Self.entityIDs(connection)
     guard model.entities.allSatisfy({ ids[$0.name] == schema.entityIDs[$0.name] }) else {
       throw SQLiteStoreOpenError.unknownFormat(
@@ -282,7 +282,7 @@ final class SQLiteStoreFile {
   /// Carries out what ``opening(_:model:plan:path:layout:entityIDs:)`` decided, in the caller's
   /// transaction: the format's upgrades first, then the model's migration.
   private static func carry(
-    out opening: Opening, _ connection: SQLiteConnection, _ model: ObjectModel
+    out opening: Opening, _ connection: SQLiteConnection, _ model: ObjectModel, path: String
   ) throws {
     for upgrade in opening.upgrades {
       for statement in upgrade.statements { try connection.execute(statement) }
@@ -299,6 +299,10 @@ final class SQLiteStoreFile {
           switch step {
           case .execute(let sql): try connection.execute(sql)
           case .run(let sql, let arguments): try connection.statement(sql).run(arguments)
+          case .refuseIf(let sql, let refusal):
+            guard try connection.statement(sql).rows().isEmpty else {
+              throw SQLiteStoreOpenError.migrationNotInferred(path: path, refusals: [refusal])
+            }
           }
         }
       }

@@ -597,6 +597,88 @@ final class RenamedShelf: ManagedObject {
     #expect(decoded.originalName == "Shelf" && decoded.relationships[0].originalName == "following")
   }
 
+  /// Version 1 with the note's folder a to-many (`folders`): notes and folders many-to-many.
+  static func manyFolders(_ version: ModelVersion, toMany: Bool) throws -> ObjectModel {
+    let v1 = try Self.v1()
+    let name = toMany ? "folders" : "folder"
+    return try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Note", attributes: v1.entity(named: "Note")!.attributes,
+          relationships: [
+            RelationshipDescription(
+              name: name, destination: "Folder", inverse: "notes", toMany: toMany,
+              originalName: toMany ? "folder" : "folders")
+          ]),
+        EntityDescription(
+          name: "Folder", attributes: v1.entity(named: "Folder")!.attributes,
+          relationships: [
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: .named(name), toMany: true)
+          ]),
+      ], fetchRequestTemplates: [], version: version)
+  }
+
+  @Test func aToOneBecomesAToManyAndBackWhileEachObjectHasOne() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let (noteIDs, folderID) = try Self.version1File(at: url)
+    let many = try Self.manyFolders("2.0.0", toMany: true)
+    let plan = try MigrationPlan(versions: [Self.v1(), many])
+    var store = try SQLiteStore(url: url, model: many, options: Self.options(plan))
+    var context = PersistentContainer(store: store).viewContext
+    let dune = try context.existingObject(with: noteIDs[0])
+    let inbox = try context.existingObject(with: folderID)
+    #expect(try (dune.value(forKey: "folders") as? Set<ManagedObject>) == [inbox])
+    #expect(try (inbox.value(forKey: "notes") as? Set<ManagedObject>) == [dune])
+    #expect(
+      try
+        (context.existingObject(with: noteIDs[1]).value(forKey: "folders") as? Set<ManagedObject>)?
+        .isEmpty == true)
+    try store.close()
+    let back = try Self.manyFolders("3.0.0", toMany: false)
+    let backPlan = try MigrationPlan(versions: [Self.v1(), many, back])
+    #expect(try backPlan.validate(against: url) == ["3.0.0"])
+    // A second folder for Dune: the way back is refused, before anything is written.
+    store = try SQLiteStore(url: url, model: many, options: Self.options(plan))
+    context = PersistentContainer(store: store).viewContext
+    let archive = try context.insertObject(forEntityName: "Folder")
+    try context.existingObject(with: noteIDs[0]).mutableSet(forKey: "folders").insert(archive)
+    try context.save()
+    try store.close()
+    let before = try Self.contents(url)
+    let refusal = MigrationRefusal(
+      from: "2.0.0", to: "3.0.0", entity: "Note", property: "folder", change: "to-many → to-one",
+      needs: "a custom stage: an object has more than one related object")
+    let dryRun = #expect(throws: SQLiteStoreOpenError.self) {
+      _ = try backPlan.validate(against: url)
+    }
+    #expect(dryRun == .migrationNotInferred(path: url.path, refusals: [refusal]))
+    let refused = #expect(throws: SQLiteStoreOpenError.self) {
+      _ = try SQLiteStore(url: url, model: back, options: Self.options(backPlan))
+    }
+    #expect(refused == .migrationNotInferred(path: url.path, refusals: [refusal]))
+    #expect(
+      try Self.contents(url).filter { !$0.contains("nextKey") }
+        == before.filter { !$0.contains("nextKey") })
+    // Without the second folder, the way back works.
+    store = try SQLiteStore(url: url, model: many, options: Self.options(plan))
+    context = PersistentContainer(store: store).viewContext
+    try context.delete(try context.existingObject(with: archive.objectID))
+    try context.save()
+    try store.close()
+    store = try SQLiteStore(url: url, model: back, options: Self.options(backPlan))
+    context = PersistentContainer(store: store).viewContext
+    #expect(
+      try (context.existingObject(with: noteIDs[0]).value(forKey: "folder") as? ManagedObject)?
+        .objectID == folderID)
+    #expect(
+      try (context.existingObject(with: folderID).value(forKey: "notes") as? Set<ManagedObject>)?
+        .map(\.objectID) == [noteIDs[0]])
+    let tables = try SQLiteStoreFile.tables(try SQLiteConnection(path: url.path, create: false))
+    #expect(!tables.contains { $0.hasPrefix("og_join_") })
+  }
+
   @Test func aRequiredRelationshipAddedOrASubEntityRemovedIsRefused() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("notes.sqlite")
