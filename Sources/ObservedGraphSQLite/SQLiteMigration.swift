@@ -94,10 +94,13 @@ struct SQLiteMigrationStage {
     }
     renameTables(kept: before.tables.filter(stored).map(\.name).filter { laterTable[$0] != nil })
     let earlierTable = Dictionary(uniqueKeysWithValues: laterTable.map { ($1, $0) })
-    for table in after.tables where stored(table) && earlierTable[table.name] == nil {
-      steps += SQLiteSchema.statements(creating: table).map(Step.execute)
-    }
+    // A new table's indexes are made after the rows that move into it: one sort each, not an
+    // insert into them per row.
+    let created = after.tables.filter { stored($0) && earlierTable[$0.name] == nil }
+    let statements = created.map(SQLiteSchema.statements(creating:))
+    steps += statements.map { Step.execute($0[0]) }
     steps += moves.intoTables
+    steps += statements.flatMap { $0.dropFirst().map(Step.execute) }
     for table in after.tables where stored(table) {
       if let oldName = earlierTable[table.name],
         let oldTable = before.tables.first(where: { $0.name == oldName })

@@ -75,7 +75,7 @@ public final class SQLiteStore: PersistentStore {
     public var pageCacheSize = 32 * 1024 * 1024
     /// The versions of the store's model, for a file made by an earlier one: opening it migrates
     /// it to the store's model, the plan's last version, in one transaction (see
-    /// ``MigrationPlan``). Nil by default: a file made by another model is refused.
+    /// `MigrationPlan`). Nil by default: a file made by another model is refused.
     ///
     /// ```swift
     /// options.migrationPlan = try MigrationPlan(versions: [v1, v2, v3])
@@ -152,7 +152,7 @@ public final class SQLiteStore: PersistentStore {
   ///   …) or the check ``Options/integrityCheck`` asks for finds it damaged (`corrupt`, quoting
   ///   SQLite's report); ``OpenError`` for a database that is not a store, a store another model
   ///   (or a later format) made, a store of a later model version, or a migration
-  ///   ``Options/migrationPlan`` cannot infer; ``ObjectGraphError/Kind/invalidMigrationPlan``
+  ///   ``Options/migrationPlan`` cannot infer; `ObjectGraphError` of kind `invalidMigrationPlan`
   ///   when `model` is not the plan's last version. A failed open leaves the file as it was: a
   ///   migration runs in one transaction.
   /// - Complexity: O(*e* × *p*) in the model's entities and properties, to check or create the

@@ -76,7 +76,17 @@ public struct Attribute<Value: AttributeValue> {
     message:
       "give the attribute a default value, as in '@Attribute var title: String = \"\"', or make its type optional, as in '@Attribute var subtitle: String?'"
   )
-  public init(transient: Bool = false, originalName: String? = nil) {
+  public init(transient: Bool = false) {
+    fatalError("unavailable")
+  }
+
+  /// Unavailable: a non-optional attribute needs a default value, renamed or not.
+  @available(
+    *, unavailable,
+    message:
+      "give the attribute a default value, as in '@Attribute(originalName: \"name\") var title: String = \"\"', or make its type optional"
+  )
+  public init(transient: Bool = false, originalName: String) {
     fatalError("unavailable")
   }
 
