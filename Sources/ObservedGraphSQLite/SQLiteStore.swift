@@ -108,6 +108,8 @@ public final class SQLiteStore: PersistentStore {
   public let identifier: UUID
   /// The model of the objects the store holds; the file's model is the same.
   public let model: ObjectModel
+  /// The plan the store was opened with, for the renames of earlier versions.
+  private let migrationPlan: MigrationPlan?
   /// The store's file.
   public let url: URL
   /// The file's metadata: the store's identifier (`storeIdentifier`), its model's version hash
@@ -161,6 +163,7 @@ public final class SQLiteStore: PersistentStore {
   public init(url: URL, model: ObjectModel, options: Options = Options()) throws {
     self.url = url
     self.model = model
+    migrationPlan = options.migrationPlan
     let file = try SQLiteStoreFile(
       path: url.path, model: model, busyTimeout: options.busyTimeout,
       integrityCheck: options.integrityCheck, migrationPlan: options.migrationPlan,
@@ -262,6 +265,18 @@ public final class SQLiteStore: PersistentStore {
     try connection.statement(
       #"INSERT OR REPLACE INTO "og_metadata" ("key", "value") VALUES ('nextKey', ?)"#
     ).run([.text(String(key))])
+  }
+
+  /// The name the store's model gives an entity an archived identifier names: the name itself
+  /// when the model has it; or else through the renames of every version of
+  /// ``Options/migrationPlan`` when the store has one, or the model's own.
+  ///
+  /// - Parameter archivedName: An entity name, as an archived identifier holds it.
+  /// - Returns: The entity's name in the store's model, or nil.
+  public func currentEntityName(for archivedName: String) -> String? {
+    if model.entity(named: archivedName) != nil { return archivedName }
+    return migrationPlan?.currentEntityName(for: archivedName)
+      ?? model.currentEntityName(for: archivedName)
   }
 
   /// Closes the file. Closing a closed store does nothing.

@@ -564,6 +564,14 @@ final class RenamedShelf: ManagedObject {
     #expect(try (note.value(forKey: "pinnedIn") as? ManagedObject)?.objectID == notebook)
     #expect(
       try (note.value(forKey: "categories") as? Set<ManagedObject>)?.map(\.objectID) == [category])
+    // Identifiers archived before the renames resolve to the renamed entities.
+    #expect(context.objectID(forURIRepresentation: red.objectID.uriRepresentation) == category)
+    #expect(context.objectID(forURIRepresentation: folderID.uriRepresentation) == notebook)
+    #expect(context.objectID(forURIRepresentation: noteIDs[0].uriRepresentation) == noteIDs[0])
+    #expect(plan.currentEntityName(for: "Tag") == "Category")
+    #expect(plan.currentEntityName(for: "Unknown") == nil)
+    let elsewhere = ObjectID(storeIdentifier: UUID(), entityName: "Tag", key: 1)
+    #expect(context.objectID(forURIRepresentation: elsewhere.uriRepresentation) == nil)
     let read = try context.existingObject(with: category)
     #expect(try read.value(forKey: "label") as? String == "red")
     #expect(

@@ -43,6 +43,31 @@ import Testing
     #expect(try JSONDecoder().decode(AttributeDescription.self, from: json).originalName == "body")
   }
 
+  /// A name of the previous version: renamed (the entity that gives it as its original name
+  /// wins over a new entity of that name), kept, or gone.
+  @Test func theCurrentNameOfAnEntityOfThePreviousVersion() throws {
+    let model = try ObjectModel(entities: [
+      EntityDescription(name: "Notebook", originalName: "Folder"),
+      EntityDescription(name: "Folder"),
+      EntityDescription(name: "Tag"),
+      EntityDescription(name: "Label", originalName: "Sticker"),
+    ])
+    #expect(model.currentEntityName(for: "Folder") == "Notebook")
+    #expect(model.currentEntityName(for: "Tag") == "Tag")
+    #expect(model.currentEntityName(for: "Sticker") == "Label")
+    #expect(model.currentEntityName(for: "Label") == nil, "Label was Sticker: no earlier Label")
+    #expect(model.currentEntityName(for: "Gone") == nil)
+    let store = InMemoryStore(model: model)
+    #expect(store.currentEntityName(for: "Label") == "Label", "a name the model has is its own")
+    #expect(store.currentEntityName(for: "Sticker") == "Label")
+    let context = PersistentContainer(store: store).viewContext
+    let archived = ObjectID(storeIdentifier: store.identifier, entityName: "Sticker", key: 4)
+    #expect(
+      context.objectID(forURIRepresentation: archived.uriRepresentation)
+        == ObjectID(storeIdentifier: store.identifier, entityName: "Label", key: 4))
+    #expect(context.objectID(forURIRepresentation: URL(string: "https://example.com")!) == nil)
+  }
+
   @Test func sha256OfAMillionBytes() {
     #expect(
       SHA256.hex([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))

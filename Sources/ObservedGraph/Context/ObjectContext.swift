@@ -242,6 +242,26 @@ public final class ObjectContext {
     return fault(for: id)
   }
 
+  /// The identifier an archived ``ObjectID/uriRepresentation`` names in the context's store,
+  /// with its entity under the name the model gives it now: an identifier archived before a
+  /// migration renamed its entity (`og://…/Folder/3` when `Folder` is now `Notebook`) resolves
+  /// through the renames the store knows (the model's ``EntityDescription/originalName``, and a
+  /// migration plan's). Core Data's `managedObjectID(forURIRepresentation:)`.
+  ///
+  /// ```swift
+  /// let id = context.objectID(forURIRepresentation: URL(string: saved)!)   // Notebook#3
+  /// ```
+  /// - Parameter url: An `og://` URL.
+  /// - Returns: The identifier, or nil when the URL is not one, names another store, or an
+  ///   entity the model no longer has.
+  public func objectID(forURIRepresentation url: URL) -> ObjectID? {
+    guard let archived = ObjectID(uriRepresentation: url), let store,
+      archived.storeIdentifier == store.identifier,
+      let name = store.currentEntityName(for: archived.entityName)
+    else { return nil }
+    return ObjectID(storeIdentifier: archived.storeIdentifier, entityName: name, key: archived.key)
+  }
+
   /// The object with the identifier, loaded: like ``object(with:)``, but a fault is fulfilled
   /// before it is returned, so a missing object throws here instead of failing on first use.
   ///

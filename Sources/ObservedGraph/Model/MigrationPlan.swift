@@ -77,3 +77,44 @@ public struct MigrationPlan: Sendable {
     return versions[(index + 1)...]
   }
 }
+
+extension MigrationPlan {
+  /// The name the current model gives an entity that a listed version named `name`: the
+  /// entity's renames (``EntityDescription/originalName``) followed version by version from the
+  /// latest version that has the name; nil when the entity was removed on the way, or no version
+  /// has it.
+  ///
+  /// ```swift
+  /// plan.currentEntityName(for: "Folder")   // "Notebook" after a rename in version 2
+  /// ```
+  /// - Parameter name: An entity name of any listed version.
+  /// - Returns: The entity's name in ``currentModel``, or nil.
+  public func currentEntityName(for name: String) -> String? {
+    guard let start = versions.lastIndex(where: { $0.entity(named: name) != nil }) else {
+      return nil
+    }
+    var current = name
+    for model in versions[(start + 1)...] {
+      guard let next = model.currentEntityName(for: current) else { return nil }
+      current = next
+    }
+    return current
+  }
+}
+
+extension ObjectModel {
+  /// The name this model gives an entity the version before it named `name`: `name` when an
+  /// entity that does not declare another original name has it, or else the entity whose
+  /// ``EntityDescription/originalName`` it is; nil when there is none.
+  ///
+  /// ```swift
+  /// model.currentEntityName(for: "Folder")   // "Notebook", whose originalName is "Folder"
+  /// ```
+  /// - Parameter name: An entity name of the previous version.
+  /// - Returns: The entity's name in this model, or nil.
+  public func currentEntityName(for name: String) -> String? {
+    if let renamed = entities.first(where: { $0.originalName == name }) { return renamed.name }
+    if let entity = entity(named: name), entity.originalName == nil { return name }
+    return nil
+  }
+}

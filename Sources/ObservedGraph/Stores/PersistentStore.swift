@@ -186,6 +186,29 @@ public protocol PersistentStore: AnyObject {
   /// - Throws: ``ObjectGraphError/Kind/storeClosed`` when the store is closed, or the store's
   ///   own error when it cannot read.
   func count(_ request: StoreFetch) throws -> Int?
+
+  /// The name the store's model gives an entity that an identifier archived under an earlier
+  /// model version names (see ``ObjectContext/objectID(forURIRepresentation:)``); nil when the
+  /// model has no such entity. A name the model has is its own (an identifier archived under the
+  /// current model); another is followed through the model's own renames
+  /// (``ObjectModel/currentEntityName(for:)``) by default, and a store that knows the earlier
+  /// versions (a migration plan) follows theirs too.
+  ///
+  /// - Parameter archivedName: An entity name, as an archived identifier holds it.
+  /// - Returns: The entity's name in the store's model, or nil.
+  func currentEntityName(for archivedName: String) -> String?
+}
+
+extension PersistentStore {
+  /// The name itself when the model has it, or else the model's own renames:
+  /// ``ObjectModel/currentEntityName(for:)``.
+  ///
+  /// - Parameter archivedName: An entity name, as an archived identifier holds it.
+  /// - Returns: The entity's name in the store's model, or nil.
+  public func currentEntityName(for archivedName: String) -> String? {
+    model.entity(named: archivedName) != nil
+      ? archivedName : model.currentEntityName(for: archivedName)
+  }
 }
 
 extension PersistentStore {
