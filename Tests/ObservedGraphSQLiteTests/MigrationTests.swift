@@ -644,6 +644,15 @@ final class RenamedShelf: ManagedObject {
         (context.existingObject(with: noteIDs[1]).value(forKey: "folders") as? Set<ManagedObject>)?
         .isEmpty == true)
     try store.close()
+    // The to-one's column and its index are gone.
+    let schema = try SQLiteConnection(path: url.path, create: false)
+    let columns = try schema.statement(#"SELECT name FROM pragma_table_info('Note')"#).rows()
+    let indexes = try schema.statement(
+      "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name"
+    ).rows()
+    schema.close()
+    #expect(!columns.contains([.text("folder")]), "\(columns)")
+    #expect(!indexes.contains([.text("og_index_Note_folder")]), "\(indexes)")
     let back = try Self.manyFolders("3.0.0", toMany: false)
     let backPlan = try MigrationPlan(versions: [Self.v1(), many, back])
     #expect(try backPlan.validate(against: url) == ["3.0.0"])
