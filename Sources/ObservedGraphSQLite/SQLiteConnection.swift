@@ -129,10 +129,27 @@ final class SQLiteConnection {
   var cachedStatementCount: Int { statements.count }
 
   /// Runs `body` in one transaction (`BEGIN IMMEDIATE`, so the write lock is taken at once):
-  /// committed when it returns, rolled back when it throws (the error is rethrown).
+  /// committed when it returns, rolled back when it throws (the error is rethrown). Inside a
+  /// transaction already open (a custom migration stage's saves, in the open's transaction), it
+  /// runs in a savepoint instead: released when it returns, rolled back to when it throws, and
+  /// the outer transaction goes on.
   ///
   /// - Throws: What `body` throws, or ``SQLiteError`` from beginning or committing.
   func transaction<T>(_ body: () throws -> T) throws -> T {
+    if isInTransaction {
+      try execute("SAVEPOINT \"og_savepoint\"")
+      do {
+        let result = try body()
+        try execute("RELEASE \"og_savepoint\"")
+        return result
+      } catch {
+        if let handle {
+          sqlite3_exec(handle, "ROLLBACK TO \"og_savepoint\"", nil, nil, nil)
+          sqlite3_exec(handle, "RELEASE \"og_savepoint\"", nil, nil, nil)
+        }
+        throw error
+      }
+    }
     try execute("BEGIN IMMEDIATE")
     do {
       let result = try body()

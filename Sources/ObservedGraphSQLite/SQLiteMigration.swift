@@ -37,24 +37,53 @@ struct SQLiteMigrationStage {
 
   let source: ObjectModel
   let destination: ObjectModel
+  /// The app's code for the stage, when it has some.
+  let custom: MigrationStage?
+  /// The statements before a custom stage's `migrate`: checks of the file's objects, then what
+  /// adds and renames (tables, columns, entity ids) and moves rows into new places.
   private(set) var steps: [Step] = []
+  /// Checks after `migrate`: that every object has what the new version requires and the
+  /// custom stage was to fill (empty without a custom stage).
+  private(set) var requirements: [Step] = []
+  /// The statements after `migrate`: what the new version removes is dropped.
+  private(set) var drops: [Step] = []
   private(set) var refusals: [MigrationRefusal] = []
   /// The entity ids of the file after the stage: those of the entities it keeps (renamed ones
   /// included), and the next ones after the largest the file names for the entities it adds.
   let entityIDs: [String: Int]
+  /// The schema of the file before the stage, and after it.
+  let before: SQLiteSchema
+  let after: SQLiteSchema
+  /// The model and schema of a custom stage's `migrate` context: both versions' properties, where
+  /// the file holds them between ``steps`` and ``drops``; nil without `migrate`.
+  private(set) var union: (model: ObjectModel, schema: SQLiteSchema)?
   /// The previous version's name of each entity the stage keeps, by its new name: its
   /// ``EntityDescription/originalName`` when the previous version has it, or else its own name.
-  private let earlierEntity: [String: String]
+  let earlierEntity: [String: String]
   /// The new name of each entity the stage keeps, by its previous name.
-  private let laterEntity: [String: String]
+  let laterEntity: [String: String]
   /// The new name of each table the stage keeps, by its previous name.
   private var laterTable: [String: String] = [:]
+  /// The previous version's names of the attributes each kept entity keeps, by entity (new name).
+  private(set) var keptAttributes: [String: Set<String>] = [:]
+  /// The name each table of the previous version has between ``steps`` and ``drops``, when it
+  /// is not its previous name: its new name, or a temporary one for a table the stage drops
+  /// whose name a kept or new table takes.
+  private(set) var duringTable: [String: String] = [:]
+  /// Likewise for columns, by previous table name and previous column name.
+  private(set) var duringColumn: [String: [String: String]] = [:]
 
   /// Infers the stage from `source` to `destination`, for a file whose `og_entities` holds
-  /// `entityIDs`.
-  init(from source: ObjectModel, to destination: ObjectModel, entityIDs: [String: Int]) {
+  /// `entityIDs`. With a `custom` stage that has a `migrate` body, a new required attribute or
+  /// relationship without a default is no refusal: `migrate` is to fill it, and
+  /// ``requirements`` checks that it did.
+  init(
+    from source: ObjectModel, to destination: ObjectModel, entityIDs: [String: Int],
+    custom: MigrationStage? = nil
+  ) {
     self.source = source
     self.destination = destination
+    self.custom = custom
     earlierEntity = Self.match(
       destination.entities.map { ($0.name, $0.originalName) }, in: Set(source.entities.map(\.name)))
     laterEntity = Dictionary(uniqueKeysWithValues: earlierEntity.map { ($1, $0) })
@@ -62,6 +91,8 @@ struct SQLiteMigrationStage {
     let after = SQLiteSchema(
       model: destination, entityIDs: earlierEntity.compactMapValues { entityIDs[$0] },
       nextID: (entityIDs.values.max() ?? 0) + 1)
+    self.before = before
+    self.after = after
     self.entityIDs = after.entityIDs
     checkEntities()
     guard refusals.isEmpty else { return }
@@ -86,40 +117,54 @@ struct SQLiteMigrationStage {
       !table.name.hasPrefix("og_") || table.name.hasPrefix("og_join_")
     }
     steps += moves.checks
-    // Tables the stage drops go first, so that a renamed table may take a dropped one's name;
-    // a table whose rows move into a new column goes last.
-    let dropped = before.tables.filter { stored($0) && laterTable[$0.name] == nil }.map(\.name)
-    for table in dropped where !moves.sourceTables.contains(table) {
-      steps.append(.execute("DROP TABLE \(SQLiteSchema.quoted(table))"))
-    }
-    renameTables(kept: before.tables.filter(stored).map(\.name).filter { laterTable[$0] != nil })
+    let kept = before.tables.filter { stored($0) && laterTable[$0.name] != nil }
+    let dropped = before.tables.filter { stored($0) && laterTable[$0.name] == nil }
     let earlierTable = Dictionary(uniqueKeysWithValues: laterTable.map { ($1, $0) })
+    let created = after.tables.filter { stored($0) && earlierTable[$0.name] == nil }
+    let newTables = Dictionary(uniqueKeysWithValues: after.tables.map { ($0.name, $0) })
+    // An index is named after the table and column it was made on: the indexes of a table or
+    // column that is renamed or dropped go first, so that no index the stage makes finds its
+    // name taken. The store makes the kept ones again under their new names when it opens.
+    for table in kept {
+      let new = newTables[laterTable[table.name]!]!
+      let mapping = Self.columnMapping(table, into: new, renamed: renamed[table.name] ?? [:])
+      for column in table.indexed
+      where table.name != new.name || mapping[column] != column
+        || !new.indexed.contains(mapping[column] ?? "")
+      {
+        steps.append(.execute("DROP INDEX IF EXISTS \(Self.indexName(table.name, column))"))
+      }
+    }
+    // A table the stage drops stays until `drops` (a custom stage's `migrate` reads it); one
+    // whose name a kept or new table takes moves aside first.
+    let taken = Set(kept.map { laterTable[$0.name]! } + created.map(\.name))
+    for table in dropped where taken.contains(table.name) {
+      for column in table.indexed {
+        steps.append(.execute("DROP INDEX IF EXISTS \(Self.indexName(table.name, column))"))
+      }
+      let aside = "og_retired_table_\(duringTable.count)"
+      duringTable[table.name] = aside
+      steps.append(
+        .execute(
+          "ALTER TABLE \(SQLiteSchema.quoted(table.name)) RENAME TO \(SQLiteSchema.quoted(aside))"))
+    }
+    renameTables(kept: kept.map(\.name))
+    for table in kept where laterTable[table.name] != table.name {
+      duringTable[table.name] = laterTable[table.name]
+    }
     // A new table's indexes are made after the rows that move into it: one sort each, not an
     // insert into them per row.
-    let created = after.tables.filter { stored($0) && earlierTable[$0.name] == nil }
     let statements = created.map(SQLiteSchema.statements(creating:))
     steps += statements.map { Step.execute($0[0]) }
     steps += moves.intoTables
     steps += statements.flatMap { $0.dropFirst().map(Step.execute) }
-    for table in after.tables where stored(table) {
-      if let oldName = earlierTable[table.name],
-        let oldTable = before.tables.first(where: { $0.name == oldName })
-      {
-        alter(
-          oldTable, into: table, renamed: renamed[oldName] ?? [:],
-          defaults: defaults[table.name] ?? [:])
-      }
+    for table in kept {
+      alter(
+        table, into: newTables[laterTable[table.name]!]!, renamed: renamed[table.name] ?? [:],
+        defaults: defaults[laterTable[table.name]!] ?? [:])
     }
     steps += moves.intoColumns
-    for table in dropped where moves.sourceTables.contains(table) {
-      steps.append(.execute("DROP TABLE \(SQLiteSchema.quoted(table))"))
-    }
     steps += fills
-    for name in Set(before.entityIDs.keys).subtracting(laterEntity.keys).sorted() {
-      steps.append(
-        .run(
-          #"DELETE FROM "og_entities" WHERE "id" = ?"#, [.integer(Int64(before.entityIDs[name]!))]))
-    }
     for (new, old) in earlierEntity.sorted(by: { $0.key < $1.key }) where new != old {
       steps.append(
         .run(
@@ -132,6 +177,16 @@ struct SQLiteMigrationStage {
           #"INSERT INTO "og_entities" ("id", "name") VALUES (?, ?)"#,
           [.integer(Int64(after.entityIDs[name]!)), .text(name)]))
     }
+    for table in dropped {
+      drops.append(
+        .execute("DROP TABLE \(SQLiteSchema.quoted(duringTable[table.name] ?? table.name))"))
+    }
+    for name in Set(before.entityIDs.keys).subtracting(laterEntity.keys).sorted() {
+      drops.append(
+        .run(
+          #"DELETE FROM "og_entities" WHERE "id" = ?"#, [.integer(Int64(before.entityIDs[name]!))]))
+    }
+    if custom?.migrate != nil { union = makeUnion() }
   }
 
   /// The statements that move related objects between a to-one's column and a join table, when
@@ -143,8 +198,6 @@ struct SQLiteMigrationStage {
     var intoTables: [Step] = []
     /// Copies from old join tables into new columns (the tables are dropped after).
     var intoColumns: [Step] = []
-    /// The old join tables `intoColumns` reads.
-    var sourceTables: Set<String> = []
   }
 
   /// Matches new names with the previous version's: a name whose original name the previous
@@ -168,7 +221,7 @@ struct SQLiteMigrationStage {
 
   /// The previous version's name of each relationship of each kept entity, by entity name (new)
   /// and relationship name (new).
-  private func earlierRelationships() -> [String: [String: String]] {
+  func earlierRelationships() -> [String: [String: String]] {
     var names: [String: [String: String]] = [:]
     for (new, old) in earlierEntity {
       names[new] = Self.match(
@@ -249,6 +302,7 @@ struct SQLiteMigrationStage {
         continue
       }
       matched.insert(earlier.name)
+      keptAttributes[entity.name, default: []].insert(earlier.name)
       let change = earlier.name == attribute.name ? "" : "renamed from \(earlier.name), "
       if earlier.isTransient != attribute.isTransient {
         refuse(
@@ -273,8 +327,8 @@ struct SQLiteMigrationStage {
       if earlier.isOptional && !attribute.isOptional {
         guard let value = defaultValue(of: attribute, entity) else { continue }
         guard value != .null else {
-          refuse(
-            entity.name, attribute.name, change + "optional → not optional",
+          require(
+            entity, attribute.name, after, change + "optional → not optional",
             needs: "a default value, which objects without a value take")
           continue
         }
@@ -316,8 +370,8 @@ struct SQLiteMigrationStage {
       let value = defaultValue(of: attribute, entity)
     else { return }
     if value == .null && !attribute.isOptional {
-      refuse(
-        entity.name, attribute.name, "added, not optional",
+      require(
+        entity, attribute.name, after, "added, not optional",
         needs: "a default value, which existing objects take")
       return
     }
@@ -357,8 +411,8 @@ struct SQLiteMigrationStage {
         let required =
           relationship.isToMany ? relationship.minCount > 0 : !relationship.isOptional
         if required {
-          refuse(
-            entity.name, relationship.name, "required relationship added",
+          require(
+            entity, relationship.name, after, "required relationship added",
             needs: "a custom stage: existing objects have no related object")
         }
         continue
@@ -454,7 +508,6 @@ struct SQLiteMigrationStage {
             from: source.version, to: destination.version, entity: entity.name,
             property: relationship.name, change: "to-many → to-one",
             needs: "a custom stage: an object has more than one related object")))
-      moves.sourceTables.insert(join)
       moves.intoColumns.append(
         .execute(
           "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT \(quoted(member)) FROM "
@@ -503,6 +556,54 @@ struct SQLiteMigrationStage {
       + "optional:\(relationship.isOptional) count:\(relationship.minCount)-\(relationship.maxCount)"
   }
 
+  /// A property every object of `entity` must have a value of after the stage, when existing
+  /// objects have none: refused without a custom stage's `migrate`, which is to fill it; with one,
+  /// a check after `migrate` (``requirements``) that no object is left without.
+  private mutating func require(
+    _ entity: EntityDescription, _ property: String, _ after: SQLiteSchema, _ change: String,
+    needs: String
+  ) {
+    guard custom?.migrate != nil else {
+      refuse(entity.name, property, change, needs: needs)
+      return
+    }
+    let quoted = SQLiteSchema.quoted
+    let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init).joined(separator: ", ")
+    let minimum = entity.allRelationships.first { $0.name == property }.map { max($0.minCount, 1) }
+    let lacking: String
+    switch after.places[entity.name]?[property] {
+    case .column(_, let column)?:
+      lacking = "\(quoted(column)) IS NULL"
+    case .inverseColumn(let table, let column, _)?:
+      lacking =
+        "(SELECT count(*) FROM \(quoted(table)) AS \"m\" WHERE \"m\".\(quoted(column)) = "
+        + "\"o\".\"og_pk\") < \(minimum ?? 1)"
+    case .join(let table, let owner, _, _)?:
+      lacking =
+        "(SELECT count(*) FROM \(quoted(table)) AS \"m\" WHERE \"m\".\(quoted(owner)) = "
+        + "\"o\".\"og_pk\") < \(minimum ?? 1)"
+    case .notStored?, nil:
+      return
+    }
+    requirements.append(
+      .refuseIf(
+        "SELECT 1 FROM \(quoted(after.tableOfEntity[entity.name]!)) AS \"o\" WHERE "
+          + "\"o\".\"og_entity\" IN (\(ids)) AND \(lacking) LIMIT 1",
+        MigrationRefusal(
+          from: source.version, to: destination.version, entity: entity.name, property: property,
+          change: change,
+          needs: "a value for every object, and the custom stage's migrate left an object without "
+            + "one")))
+  }
+
+  /// Refuses a custom stage whose union of both versions is no valid model.
+  mutating func refuseUnion(because error: any Error) {
+    refuse(
+      destination.entities.map(\.name).sorted().first ?? "", nil,
+      "both versions' properties in one model for the custom stage's migrate",
+      needs: "a model this version can make (\(error))")
+  }
+
   private mutating func refuse(
     _ entity: String, _ property: String?, _ change: String, needs: String
   ) {
@@ -514,36 +615,54 @@ struct SQLiteMigrationStage {
 
   // MARK: Statements
 
-  /// The statements that turn `old` into `new`: the columns no longer there dropped (their
-  /// indexes first), the renamed ones renamed (through temporary names when a new name is an old
-  /// one's), the new ones added with their defaults.
+  /// Where each column of `old` goes in `new`: a kept property's as `renamed` says (every kept
+  /// property's column is there, renamed or not), and `og_pk` and `og_entity`. A column without
+  /// an entry is dropped, even when `new` has a column of its name: that one is another
+  /// property's (a removed to-one `tag` and an added attribute `tag` share no value).
+  static func columnMapping(
+    _ old: SQLiteSchema.Table, into new: SQLiteSchema.Table, renamed: [String: String]
+  ) -> [String: String] {
+    var mapping = renamed
+    for column in ["og_pk", "og_entity"]
+    where old.columns.contains(where: { $0.name == column })
+      && new.columns.contains(where: { $0.name == column })
+    {
+      mapping[column] = column
+    }
+    return mapping
+  }
+
+  /// The quoted name of the store's index on `column` of `table`.
+  static func indexName(_ table: String, _ column: String) -> String {
+    SQLiteSchema.quoted("og_index_\(table)_\(column)")
+  }
+
+  /// The statements that turn kept table `old` into `new` (its indexes are gone already): the
+  /// renamed columns renamed (through temporary names when a new name is an old one's), the new
+  /// ones added with their defaults; a column no longer there is dropped in ``drops``, and
+  /// until then moved aside when a column of `new` takes its name.
   private mutating func alter(
     _ old: SQLiteSchema.Table, into new: SQLiteSchema.Table, renamed: [String: String],
     defaults: [String: SQLiteValue]
   ) {
     let table = SQLiteSchema.quoted(new.name)
-    var mapping = renamed
-    for column in old.columns
-    where new.columns.contains(where: { $0.name == column.name })
-      && mapping[column.name] == nil && !mapping.values.contains(column.name)
-    {
-      mapping[column.name] = column.name
-    }
+    let mapping = Self.columnMapping(old, into: new, renamed: renamed)
     let dropped = old.columns.map(\.name).filter { mapping[$0] == nil }
     let moves = old.columns.map(\.name).compactMap { name in
       mapping[name].flatMap { $0 == name ? nil : (name, $0) }
     }
-    // An index keeps the name it was made with: one of a renamed table or column is dropped,
-    // and the store makes it again under the new names when it opens.
-    for column in old.indexed
-    where old.name != new.name || mapping[column] != column
-      || !new.indexed.contains(mapping[column] ?? "")
-    {
-      steps.append(
-        .execute("DROP INDEX IF EXISTS \(SQLiteSchema.quoted("og_index_\(old.name)_\(column)"))"))
-    }
-    for column in dropped {
-      steps.append(.execute("ALTER TABLE \(table) DROP COLUMN \(SQLiteSchema.quoted(column))"))
+    duringColumn[old.name] = mapping
+    let newNames = Set(new.columns.map(\.name))
+    for (index, column) in dropped.enumerated() {
+      let during = newNames.contains(column) ? "og_retired_\(index)" : column
+      duringColumn[old.name]![column] = during
+      if during != column {
+        steps.append(
+          .execute(
+            "ALTER TABLE \(table) RENAME COLUMN \(SQLiteSchema.quoted(column)) TO "
+              + SQLiteSchema.quoted(during)))
+      }
+      drops.append(.execute("ALTER TABLE \(table) DROP COLUMN \(SQLiteSchema.quoted(during))"))
     }
     let remaining = Set(old.columns.map(\.name)).subtracting(dropped)
     let direct = moves.allSatisfy { !remaining.contains($0.1) }
@@ -594,6 +713,44 @@ struct SQLiteMigrationStage {
       let digits = Array("0123456789ABCDEF")
       return "X'" + String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }) + "'"
     }
+  }
+}
+
+extension SQLiteMigrationStage {
+  /// Carries the stage out on `connection`, in the caller's transaction: ``MigrationStage``'s
+  /// `willMigrate` on a context of the earlier model, the ``steps``, `migrate` on a context of
+  /// the ``union``, the ``requirements``, the ``drops``, then `didMigrate` on a context of the
+  /// new model. Each context's store is on `connection` (its saves are savepoints); changes a
+  /// body leaves unsaved are dropped with its context.
+  ///
+  /// - Throws: What a statement or a body throws, or ``SQLiteStoreOpenError`` when the file's
+  ///   objects stop the stage; the caller's transaction must then roll back.
+  func carryOut(on connection: SQLiteConnection, path: String, identifier: UUID) throws {
+    func run(_ body: MigrationStage.Body?, _ model: ObjectModel, _ schema: SQLiteSchema) throws {
+      guard let body else { return }
+      let store = try SQLiteStore(
+        staging: connection, url: URL(fileURLWithPath: path), model: model, schema: schema,
+        identifier: identifier)
+      try body(PersistentContainer(store: store).newContext(participatesInSwiftObservation: false))
+    }
+    func run(_ steps: [Step]) throws {
+      for step in steps {
+        switch step {
+        case .execute(let sql): try connection.execute(sql)
+        case .run(let sql, let arguments): try connection.statement(sql).run(arguments)
+        case .refuseIf(let sql, let refusal):
+          guard try connection.statement(sql).rows().isEmpty else {
+            throw SQLiteStoreOpenError.migrationNotInferred(path: path, refusals: [refusal])
+          }
+        }
+      }
+    }
+    try run(custom?.willMigrate, source, before)
+    try run(steps)
+    if let union { try run(custom?.migrate, union.model, union.schema) }
+    try run(requirements)
+    try run(drops)
+    try run(custom?.didMigrate, destination, after)
   }
 }
 

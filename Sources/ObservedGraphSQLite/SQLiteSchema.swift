@@ -127,6 +127,86 @@ struct SQLiteSchema {
     }
   }
 
+  /// This schema with tables and columns under other names: `tables` maps table names to new
+  /// ones, `columns` a table's name (before the renames) to its columns' new names. A name
+  /// without an entry stays.
+  func renamed(tables: [String: String], columns: [String: [String: String]]) -> SQLiteSchema {
+    func table(_ name: String) -> String { tables[name] ?? name }
+    func column(_ table: String, _ name: String) -> String { columns[table]?[name] ?? name }
+    func place(_ place: Place) -> Place {
+      switch place {
+      case .column(let t, let c): .column(table: table(t), column: column(t, c))
+      case .inverseColumn(let t, let c, let order):
+        .inverseColumn(table: table(t), column: column(t, c), order: order.map { column(t, $0) })
+      case .join(let t, let owner, let member, let order):
+        .join(
+          table: table(t), owner: column(t, owner), member: column(t, member),
+          order: order.map { column(t, $0) })
+      case .notStored: .notStored
+      }
+    }
+    func key(_ key: String) -> String {
+      guard let dot = key.firstIndex(of: ".") else { return key }
+      let t = String(key[..<dot])
+      return "\(table(t)).\(column(t, String(key[key.index(after: dot)...])))"
+    }
+    var copy = self
+    copy.tables = self.tables.map { old in
+      Table(
+        name: table(old.name),
+        columns: old.columns.map { Column(name: column(old.name, $0.name), type: $0.type) },
+        primaryKey: old.primaryKey.map { column(old.name, $0) },
+        indexed: old.indexed.map { column(old.name, $0) })
+    }
+    copy.tableOfEntity = tableOfEntity.mapValues(table)
+    copy.places = places.mapValues { $0.mapValues(place) }
+    copy.orderColumns = Dictionary(
+      uniqueKeysWithValues: orderColumns.map { entry in
+        let t = String(entry.key.prefix { $0 != "." })
+        return (key(entry.key), column(t, entry.value))
+      })
+    copy.entityColumns = Dictionary(
+      uniqueKeysWithValues: entityColumns.map { entry in
+        let t = String(entry.key.prefix { $0 != "." })
+        return (key(entry.key), column(t, entry.value))
+      })
+    return copy
+  }
+
+  /// The schema of a custom migration stage's union model (see `MigrationStage`): each property
+  /// where `after` (the new version's schema) places it, or else, for one that only the earlier
+  /// version has, where `retired` does (the earlier version's schema under the names its tables
+  /// and columns have while the stage runs); `earlierEntity` gives a kept entity's earlier name
+  /// by its new one. A table of both holds the columns of both.
+  init(
+    union model: ObjectModel, after: SQLiteSchema, retired: SQLiteSchema,
+    earlierEntity: [String: String]
+  ) {
+    tables = after.tables
+    for table in retired.tables {
+      if let index = tables.firstIndex(where: { $0.name == table.name }) {
+        let names = Set(tables[index].columns.map(\.name))
+        tables[index].columns += table.columns.filter { !names.contains($0.name) }
+      } else {
+        tables.append(table)
+      }
+    }
+    entityColumns = after.entityColumns.merging(retired.entityColumns) { new, _ in new }
+    orderColumns = after.orderColumns.merging(retired.orderColumns) { new, _ in new }
+    for entity in model.entities {
+      let earlier = earlierEntity[entity.name] ?? entity.name
+      let inNewVersion = after.entityIDs[entity.name] != nil
+      entityIDs[entity.name] =
+        inNewVersion ? after.entityIDs[entity.name] : retired.entityIDs[earlier]
+      tableOfEntity[entity.name] =
+        inNewVersion ? after.tableOfEntity[entity.name] : retired.tableOfEntity[earlier]
+      for name in entity.propertyNames {
+        places[entity.name, default: [:]][name] =
+          (inNewVersion ? after.places[entity.name]?[name] : nil) ?? retired.places[earlier]?[name]
+      }
+    }
+  }
+
   /// The root and its descendants, parents first, siblings by name.
   static func hierarchy(_ root: EntityDescription) -> [EntityDescription] {
     [root] + root.subentities.sorted { $0.name < $1.name }.flatMap(hierarchy)

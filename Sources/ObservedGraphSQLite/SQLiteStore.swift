@@ -119,6 +119,8 @@ public final class SQLiteStore: PersistentStore {
   public var isClosed: Bool { connection.isClosed }
 
   let connection: SQLiteConnection
+  /// Whether ``close()`` closes the connection: false for a custom migration stage's store.
+  private let ownsConnection: Bool
   let schema: SQLiteSchema
   let layouts: [String: EntityLayout]
   /// Each concrete entity's layout, and each entity's name, by its id in `og_entities`.
@@ -160,18 +162,61 @@ public final class SQLiteStore: PersistentStore {
   /// - Complexity: O(*e* × *p*) in the model's entities and properties, to check or create the
   ///   schema in one transaction; with ``Options/integrityCheck``, also O(*n*) in the file's
   ///   pages, each read once.
-  public init(url: URL, model: ObjectModel, options: Options = Options()) throws {
-    self.url = url
-    self.model = model
-    migrationPlan = options.migrationPlan
+  public convenience init(url: URL, model: ObjectModel, options: Options = Options()) throws {
     let file = try SQLiteStoreFile(
       path: url.path, model: model, busyTimeout: options.busyTimeout,
       integrityCheck: options.integrityCheck, migrationPlan: options.migrationPlan,
       finishing: false, layout: options.fileLayout)
-    connection = file.connection
-    schema = file.schema
-    identifier = file.storeIdentifier
-    keyBlockSize = Int64(max(1, options.keyBlockSize))
+    self.init(
+      file.connection, url: url, model: model, schema: file.schema,
+      identifier: file.storeIdentifier, plan: options.migrationPlan,
+      keyBlockSize: options.keyBlockSize, ownsConnection: true)
+    do {
+      if let trace = options.sqlTrace { connection.trace = Self.tracer(trace) }
+      try connection.execute("PRAGMA journal_mode = WAL")
+      try connection.execute("PRAGMA cache_size = -\(Self.pageCacheKibibytes(options))")
+      // A migration (or the model's version) is written in the open's one transaction.
+      connection.failingStep = options.migrationFailingStep
+      defer { connection.failingStep = nil }
+      metadata = try connection.transaction {
+        try file.finishOpening()
+        for statement in schema.indexStatements { try connection.execute(statement) }
+        try reserveFirstBlock()
+        // Read back before the commit: a file whose damage shows only now is left as it was.
+        return try readMetadata()
+      }
+    } catch {
+      connection.close()
+      throw error
+    }
+  }
+
+  /// A store on the connection of a file a migration has open, in the migration's transaction:
+  /// a custom stage's contexts read and write through it (``MigrationStage``), its saves are
+  /// savepoints, and closing it leaves the connection open.
+  convenience init(
+    staging connection: SQLiteConnection, url: URL, model: ObjectModel, schema: SQLiteSchema,
+    identifier: UUID
+  ) throws {
+    self.init(
+      connection, url: url, model: model, schema: schema, identifier: identifier, plan: nil,
+      keyBlockSize: Options().keyBlockSize, ownsConnection: false)
+    try reserveFirstBlock()
+    metadata = try readMetadata()
+  }
+
+  private init(
+    _ connection: SQLiteConnection, url: URL, model: ObjectModel, schema: SQLiteSchema,
+    identifier: UUID, plan: MigrationPlan?, keyBlockSize: Int, ownsConnection: Bool
+  ) {
+    self.url = url
+    self.model = model
+    migrationPlan = plan
+    self.connection = connection
+    self.schema = schema
+    self.identifier = identifier
+    self.ownsConnection = ownsConnection
+    self.keyBlockSize = Int64(max(1, keyBlockSize))
     var layouts: [String: EntityLayout] = [:]
     for entity in model.entities where !entity.isAbstract {
       layouts[entity.name] = EntityLayout(entity, schema: schema, model: model)
@@ -192,35 +237,22 @@ public final class SQLiteStore: PersistentStore {
     metadata = [:]
     nextKey = 1
     reservedEnd = 1
-    do {
-      if let trace = options.sqlTrace { connection.trace = Self.tracer(trace) }
-      try connection.execute("PRAGMA journal_mode = WAL")
-      try connection.execute("PRAGMA cache_size = -\(Self.pageCacheKibibytes(options))")
-      // A migration (or the model's version) is written in the open's one transaction.
-      connection.failingStep = options.migrationFailingStep
-      defer { connection.failingStep = nil }
-      metadata = try connection.transaction {
-        try file.finishOpening()
-        for statement in schema.indexStatements { try connection.execute(statement) }
-        let stored = try readMetadata()
-        var next = stored["nextKey"].flatMap { Int64($0) } ?? 1
-        for table in Set(layouts.values.map(\.table)) {
-          let largest = try connection.statement(
-            "SELECT max(\"og_pk\") FROM \(SQLiteSchema.quoted(table))"
-          ).rows().first?.first
-          if case .integer(let key)? = largest { next = max(next, key + 1) }
-        }
-        nextKey = next
-        reservedEnd = next + keyBlockSize
-        try writeNextKey(reservedEnd)
-        checkedSchemaVersion = try schemaVersion()
-        // Read back before the commit: a file whose damage shows only now is left as it was.
-        return try readMetadata()
-      }
-    } catch {
-      connection.close()
-      throw error
+  }
+
+  /// Reserves the store's first block of keys, after every key the file names or holds, and
+  /// notes the schema the store checked; in the caller's transaction.
+  private func reserveFirstBlock() throws {
+    var next = try readMetadata()["nextKey"].flatMap { Int64($0) } ?? 1
+    for table in Set(layouts.values.map(\.table)) {
+      let largest = try connection.statement(
+        "SELECT max(\"og_pk\") FROM \(SQLiteSchema.quoted(table))"
+      ).rows().first?.first
+      if case .integer(let key)? = largest { next = max(next, key + 1) }
     }
+    nextKey = next
+    reservedEnd = next + keyBlockSize
+    try writeNextKey(reservedEnd)
+    checkedSchemaVersion = try schemaVersion()
   }
 
   /// Every metadata entry but the model's description.
@@ -283,7 +315,7 @@ public final class SQLiteStore: PersistentStore {
   ///
   /// - Throws: Nothing: the file is closed even when SQLite reports an error closing it.
   public func close() throws {
-    connection.close()
+    if ownsConnection { connection.close() }
   }
 
   /// Keys from the block reserved in the file, up to its end; past it (many inserts before a

@@ -86,7 +86,7 @@ final class SQLiteStoreFile {
     let again = try Self.opening(
       Self.metadata(connection), model: model, plan: plan, path: path, layout: layout,
       entityIDs: Self.entityIDs(connection))
-    try Self.carry(out: again, connection, model, path: path)
+    try Self.carry(out: again, connection, model, path: path, identifier: storeIdentifier)
     let ids = try Self.entityIDs(connection)
     guard model.entities.allSatisfy({ ids[$0.name] == schema.entityIDs[$0.name] }) else {
       throw SQLiteStoreOpenError.unknownFormat(
@@ -269,7 +269,9 @@ final class SQLiteStoreFile {
     var ids = try entityIDs()
     var stages: [SQLiteMigrationStage] = []
     for (from, to) in zip([source] + later, later) {
-      stages.append(SQLiteMigrationStage(from: from, to: to, entityIDs: ids))
+      stages.append(
+        SQLiteMigrationStage(
+          from: from, to: to, entityIDs: ids, custom: to.version.flatMap(plan.stage(to:))))
       ids = stages[stages.count - 1].entityIDs
     }
     let refusals = stages.flatMap(\.refusals)
@@ -282,7 +284,8 @@ final class SQLiteStoreFile {
   /// Carries out what ``opening(_:model:plan:path:layout:entityIDs:)`` decided, in the caller's
   /// transaction: the format's upgrades first, then the model's migration.
   private static func carry(
-    out opening: Opening, _ connection: SQLiteConnection, _ model: ObjectModel, path: String
+    out opening: Opening, _ connection: SQLiteConnection, _ model: ObjectModel, path: String,
+    identifier: UUID
   ) throws {
     for upgrade in opening.upgrades {
       for statement in upgrade.statements { try connection.execute(statement) }
@@ -295,16 +298,7 @@ final class SQLiteStoreFile {
       break
     case .migrate(let stages):
       for stage in stages {
-        for step in stage.steps {
-          switch step {
-          case .execute(let sql): try connection.execute(sql)
-          case .run(let sql, let arguments): try connection.statement(sql).run(arguments)
-          case .refuseIf(let sql, let refusal):
-            guard try connection.statement(sql).rows().isEmpty else {
-              throw SQLiteStoreOpenError.migrationNotInferred(path: path, refusals: [refusal])
-            }
-          }
-        }
+        try stage.carryOut(on: connection, path: path, identifier: identifier)
       }
     }
     try writeModel(model, connection)

@@ -160,6 +160,31 @@ final class ShopPage: ManagedObject {
     #expect((reader.object(with: ids[0]) as? ShopBook)?.title == "changed")
   }
 
+  /// A save checks each changed object's to-many counts, loading a to-many that is still a
+  /// fault: a store that fails that load makes the save throw (it used to stop the program), and
+  /// the same save succeeds once the store works.
+  @Test func aToManyThatCannotLoadWhileASaveChecksItThrowsOutOfTheSave() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("shop.sqlite")
+    let (store, first, saved) = try Self.savedShop(at: url)
+    _ = first
+    let context = PersistentContainer(store: store).newContext()
+    let book = try #require(context.object(with: saved[0].objectID) as? ShopBook)
+    book.title = "changed"
+    let before = try Self.dump(url.path)
+    store.connection.failingStep = 1
+    let error = #expect(throws: SQLiteError.self) { try context.save() }
+    store.connection.failingStep = nil
+    #expect(error?.kind == .injected)
+    #expect(error?.sql?.contains("\"ShopPage\"") == true, "the load of the pages failed")
+    #expect(try Self.dump(url.path) == before)
+    #expect(book.isUpdated && context.hasChanges)
+    try context.save()
+    #expect(book.pages.map(\.text) == ["page 1", "page 2", "page 3"])
+    let reader = PersistentContainer(store: store).newContext()
+    #expect((reader.object(with: saved[0].objectID) as? ShopBook)?.title == "changed")
+  }
+
   @Test func aConstraintFailureRollsTheSaveBackWhole() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("shop.sqlite")

@@ -169,6 +169,8 @@ extension ManagedObject {
         continue
       }
       let relationship = property.relationship!
+      // A to-many fault loads here, where a store's failure throws out of the save.
+      if property.isToMany { try loadToMany(property) }
       let count = members(property).count
       if !property.isToMany {
         if !relationship.isOptional && count == 0 { errors.append(missing(property)) }

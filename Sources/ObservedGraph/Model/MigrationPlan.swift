@@ -21,14 +21,19 @@
 public struct MigrationPlan: Sendable {
   /// The model versions, oldest first.
   public let versions: [ObjectModel]
+  /// The custom stages, each run between the version it names and the one before it.
+  public let stages: [MigrationStage]
 
-  /// A plan of model versions.
+  /// A plan of model versions, with custom stages for the changes a migration cannot infer.
   ///
-  /// - Parameter versions: The models, oldest first, each with a version greater than the one
-  ///   before it.
+  /// - Parameters:
+  ///   - versions: The models, oldest first, each with a version greater than the one before it.
+  ///   - stages: Custom stages (``MigrationStage``), at most one per version; a version without
+  ///     one is migrated to by inference alone.
   /// - Throws: ``ObjectGraphError/Kind/invalidMigrationPlan`` for an empty list, a model without
-  ///   a version, or versions that are not increasing (the error names both versions).
-  public init(versions: [ObjectModel]) throws {
+  ///   a version, versions that are not increasing (the error names both versions), or a stage
+  ///   to the first version, to a version not listed, or a second stage to one version.
+  public init(versions: [ObjectModel], stages: [MigrationStage] = []) throws {
     guard !versions.isEmpty else {
       throw ObjectGraphError(
         .invalidMigrationPlan, entity: "", reason: "a migration plan needs at least one model")
@@ -45,7 +50,33 @@ public struct MigrationPlan: Sendable {
         reason: "the migration plan lists version \(later.version!) after \(earlier.version!): "
           + "versions must increase along the plan")
     }
+    var staged: Set<ModelVersion> = []
+    for stage in stages {
+      guard let index = versions.firstIndex(where: { $0.version == stage.version }), index > 0
+      else {
+        throw ObjectGraphError(
+          .invalidMigrationPlan, entity: "", value: "\(stage.version)",
+          reason: "a custom stage migrates to version \(stage.version), which is "
+            + (versions[0].version == stage.version
+              ? "the plan's first version: no version comes before it"
+              : "not a version of the plan"))
+      }
+      guard staged.insert(stage.version).inserted else {
+        throw ObjectGraphError(
+          .invalidMigrationPlan, entity: "", value: "\(stage.version)",
+          reason: "the plan has two custom stages to version \(stage.version)")
+      }
+    }
     self.versions = versions
+    self.stages = stages
+  }
+
+  /// The custom stage to `version`, or nil.
+  ///
+  /// - Parameter version: A version of the plan.
+  /// - Returns: The stage that migrates to it.
+  public func stage(to version: ModelVersion) -> MigrationStage? {
+    stages.first { $0.version == version }
   }
 
   /// The app's model: the last version.

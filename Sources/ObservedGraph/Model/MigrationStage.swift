@@ -1,0 +1,67 @@
+/// Code of the app's that runs while a store file moves from one model version to the next (a
+/// custom stage; Core Data's `NSCustomMigrationStage`, SwiftData's `MigrationStage.custom`).
+///
+/// A stage runs inside the migration's one transaction, in three steps around the statements
+/// the store infers between the two versions:
+///
+/// 1. ``willMigrate`` gets a context of the earlier version's model, on the file as it is.
+/// 2. The new tables and columns are added, and what is renamed is renamed; then ``migrate``
+///    gets a context of the *union* of both versions: each entity has the new version's
+///    properties and, under their old names, the properties the new version removes (unless the
+///    new version uses the name for another property), and an entity the new version removes is
+///    there too. Its objects are generic ``ManagedObject``s, read and written by key
+///    (``ManagedObject/value(forKey:)``). This is where a new required attribute is filled from
+///    one the version removes, or an entity is split.
+/// 3. What the new version removes is dropped; then ``didMigrate`` gets a context of the new
+///    version's model.
+///
+/// Each context saves with ``ObjectContext/save()`` into a savepoint of the migration's
+/// transaction, and can be reset between batches (``ObjectContext/reset()``) so that memory does
+/// not grow with the rows. A body that throws ends the open: the transaction rolls back and the
+/// file is exactly as it was. After ``migrate`` the store checks what the new version requires
+/// (a non-optional attribute or relationship that the previous version did not require, or that
+/// it adds without a default) and refuses the migration, naming entity, property and how many
+/// objects lack a value, when an object still has none.
+///
+/// ```swift
+/// let fill = MigrationStage(to: "2.0.0", migrate: { context in
+///   for person in try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")) {
+///     let first = try person.value(forKey: "firstName") as? String ?? ""
+///     let last = try person.value(forKey: "lastName") as? String ?? ""
+///     try person.setValue("\(first) \(last)", forKey: "fullName")
+///   }
+///   try context.save()
+/// })
+/// let plan = try MigrationPlan(versions: [v1, v2], stages: [fill])
+/// ```
+public struct MigrationStage: Sendable {
+  /// The code of one step: it gets the step's context, and throws to end the migration.
+  public typealias Body = @Sendable (ObjectContext) throws -> Void
+
+  /// The version the stage migrates to; the stage runs between the version before it in the
+  /// plan and this one.
+  public let version: ModelVersion
+  /// Runs on a context of the earlier version's model, before anything of the stage is written.
+  public let willMigrate: Body?
+  /// Runs on a context of the union of both versions' models (see above).
+  public let migrate: Body?
+  /// Runs on a context of the new version's model, after the stage's statements.
+  public let didMigrate: Body?
+
+  /// A custom stage.
+  ///
+  /// - Parameters:
+  ///   - version: The version the stage migrates to: a version of the plan, not its first.
+  ///   - willMigrate: Code for a context of the earlier version's model.
+  ///   - migrate: Code for a context of both versions' properties.
+  ///   - didMigrate: Code for a context of the new version's model.
+  public init(
+    to version: ModelVersion, willMigrate: Body? = nil, migrate: Body? = nil,
+    didMigrate: Body? = nil
+  ) {
+    self.version = version
+    self.willMigrate = willMigrate
+    self.migrate = migrate
+    self.didMigrate = didMigrate
+  }
+}

@@ -1,0 +1,425 @@
+import Foundation
+import ObservedGraph
+import Testing
+
+@testable import ObservedGraphSQLite
+
+/// Custom migration stages on real files: the app's code runs on a context of the earlier
+/// model, of both models' properties, and of the new model, inside the migration's one
+/// transaction; its saves are savepoints; a body that throws, or that leaves an object without
+/// a value the new version requires, leaves the file exactly as it was.
+@Suite struct CustomMigrationStageTests {
+  /// What the stages' bodies saw, written from their `@Sendable` closures (which run on the
+  /// opening thread, one after the other).
+  final class Log: @unchecked Sendable {
+    var lines: [String] = []
+  }
+
+  struct Stop: Error, Equatable {}
+
+  /// Version 1: a person with a first and last name and a comma-separated list of book titles.
+  static func v1() throws -> ObjectModel {
+    try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Person",
+          attributes: [
+            AttributeDescription(name: "firstName", type: .string, defaultValue: ""),
+            AttributeDescription(name: "lastName", type: .string, defaultValue: ""),
+            AttributeDescription(name: "bookTitles", type: .string, isOptional: true),
+          ])
+      ], fetchRequestTemplates: [], version: "1.0.0")
+  }
+
+  /// Version 2: one required `fullName` without a default instead of the two names, and the
+  /// titles split into `Book` objects, each with a required owner.
+  static func v2() throws -> ObjectModel {
+    try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Person",
+          attributes: [AttributeDescription(name: "fullName", type: .string, isOptional: false)],
+          relationships: [
+            RelationshipDescription(
+              name: "books", destination: "Book", inverse: "owner", toMany: true,
+              deleteRule: .cascade)
+          ]),
+        EntityDescription(
+          name: "Book",
+          attributes: [AttributeDescription(name: "title", type: .string, defaultValue: "")],
+          relationships: [
+            RelationshipDescription(
+              name: "owner", destination: "Person", inverse: "books", isOptional: false)
+          ]),
+      ], fetchRequestTemplates: [], version: "2.0.0")
+  }
+
+  /// A version 1 file with `count` people; every third has no titles. Returns their identifiers.
+  static func version1File(at url: URL, count: Int = 3) throws -> [ObjectID] {
+    let store = try SQLiteStore(url: url, model: v1())
+    let context = PersistentContainer(store: store).viewContext
+    var people: [ManagedObject] = []
+    for index in 0..<count {
+      let person = try context.insertObject(forEntityName: "Person")
+      try person.setValue("Ada\(index)", forKey: "firstName")
+      try person.setValue("Byron", forKey: "lastName")
+      if index % 3 != 2 { try person.setValue("Notes \(index), Sketches", forKey: "bookTitles") }
+      people.append(person)
+    }
+    try context.save()
+    try store.close()
+    return people.map(\.objectID)
+  }
+
+  /// Fills `fullName` from the removed names and makes a book of each title, `batch` people at
+  /// a time: each batch saved, then the context reset.
+  static func splitting(batch: Int = 100, log: Log? = nil) -> MigrationStage.Body {
+    { context in
+      let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+        .map(\.objectID)
+      for start in stride(from: 0, to: people.count, by: batch) {
+        for id in people[start..<min(start + batch, people.count)] {
+          let person = try context.existingObject(with: id)
+          let first = try person.value(forKey: "firstName") as? String ?? ""
+          let last = try person.value(forKey: "lastName") as? String ?? ""
+          try person.setValue("\(first) \(last)", forKey: "fullName")
+          let titles = try person.value(forKey: "bookTitles") as? String ?? ""
+          for title in titles.split(separator: ",") {
+            let book = try context.insertObject(forEntityName: "Book")
+            try book.setValue(title.trimmingCharacters(in: .whitespaces), forKey: "title")
+            try book.setValue(person, forKey: "owner")
+          }
+        }
+        try context.save()
+        context.reset()
+        log?.lines.append("batch: \(context.registeredObjects.count) registered after reset")
+      }
+    }
+  }
+
+  static func options(_ plan: MigrationPlan, failingAt step: Int? = nil) -> SQLiteStore.Options {
+    MigrationTests.options(plan, failingAt: step)
+  }
+
+  static func columns(_ url: URL, _ table: String) throws -> [String] {
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    defer { connection.close() }
+    return try connection.statement("SELECT name FROM pragma_table_info('\(table)')").rows()
+      .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+  }
+
+  // MARK: Stages
+
+  @Test func aStageFillsARequiredAttributeFromRemovedOnesAndSplitsAnEntity() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("people.sqlite")
+    let ids = try Self.version1File(at: url)
+    let log = Log()
+    let stage = MigrationStage(
+      to: "2.0.0",
+      willMigrate: { context in
+        log.lines.append("will: \(context.model.entities.map(\.name)) \(context.model.version!)")
+        let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+        log.lines.append("will: \(people.count) people, \(people[0].entity.propertyNames)")
+      },
+      migrate: Self.splitting(log: log),
+      didMigrate: { context in
+        let books = try context.fetch(
+          FetchRequest<ManagedObject>(entityName: "Book", sortDescriptors: [FetchSort("title")]))
+        log.lines.append(
+          "did: \(context.model.version!) \(books.count) books, "
+            + "\(try books.map { try $0.value(forKey: "title") as? String ?? "?" })")
+      })
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2()], stages: [stage])
+    #expect(try plan.validate(against: url) == ["2.0.0"])
+    #expect(log.lines.isEmpty, "a dry run runs no stage code")
+
+    let store = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    #expect(
+      log.lines == [
+        "will: [\"Person\"] 1.0.0",
+        "will: 3 people, [\"firstName\", \"lastName\", \"bookTitles\"]",
+        "batch: 0 registered after reset",
+        "did: 2.0.0 4 books, [\"Notes 0\", \"Notes 1\", \"Sketches\", \"Sketches\"]",
+      ])
+    let context = PersistentContainer(store: store).viewContext
+    let people = try ids.map { try context.existingObject(with: $0) }
+    #expect(
+      try people.map { try $0.value(forKey: "fullName") as? String }
+        == ["Ada0 Byron", "Ada1 Byron", "Ada2 Byron"], "kept keys, filled from the removed names")
+    let books = try people.map { person in
+      try (person.value(forKey: "books") as? Set<ManagedObject> ?? [])
+        .map { try $0.value(forKey: "title") as? String ?? "" }.sorted()
+    }
+    #expect(books == [["Notes 0", "Sketches"], ["Notes 1", "Sketches"], []])
+    let bookKeys = try context.fetch(FetchRequest<ManagedObject>(entityName: "Book"))
+      .map(\.objectID.key)
+    #expect(Set(bookKeys).isDisjoint(with: ids.map(\.key)), "new objects take fresh keys")
+    #expect(try Self.columns(url, "Person") == ["og_pk", "og_entity", "fullName"])
+    #expect(try Self.columns(url, "Book") == ["og_pk", "og_entity", "title", "owner"])
+    // A new book and person save through the store as usual.
+    let book = try context.insertObject(forEntityName: "Book")
+    try book.setValue("Letters", forKey: "title")
+    try book.setValue(people[2], forKey: "owner")
+    try context.save()
+    try store.close()
+    let again = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    let reread = PersistentContainer(store: again).viewContext
+    #expect(
+      try (reread.existingObject(with: ids[2]).value(forKey: "books") as? Set<ManagedObject>)?
+        .count == 1)
+    #expect(log.lines.count == 4, "opened again: nothing to migrate, no stage runs")
+  }
+
+  @Test func batchesSaveThroughSavepointsAndResetLeavesNothingRegistered() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("people.sqlite")
+    let ids = try Self.version1File(at: url, count: 1_000)
+    let log = Log()
+    let plan = try MigrationPlan(
+      versions: [Self.v1(), Self.v2()],
+      stages: [MigrationStage(to: "2.0.0", migrate: Self.splitting(batch: 250, log: log))])
+    let store = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    #expect(log.lines == Array(repeating: "batch: 0 registered after reset", count: 4))
+    let context = PersistentContainer(store: store).viewContext
+    #expect(
+      try context.existingObject(with: ids[999]).value(forKey: "fullName") as? String
+        == "Ada999 Byron")
+    #expect(try context.fetch(FetchRequest<ManagedObject>(entityName: "Book")).count == 1_334)
+    let unnamed = try context.fetch(
+      FetchRequest<ManagedObject>(
+        entityName: "Person", predicate: try FetchPredicate(format: "fullName == nil")))
+    #expect(unnamed.isEmpty)
+  }
+
+  @Test func aStageThatLeavesARequiredValueEmptyIsRefusedAndTheFileKept() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("people.sqlite")
+    _ = try Self.version1File(at: url)
+    let before = try MigrationTests.contents(url)
+    // Names everyone but makes no book: the books' owners are no problem (there are no books),
+    // the names are filled; then one person's name is taken away again.
+    let plan = try MigrationPlan(
+      versions: [Self.v1(), Self.v2()],
+      stages: [
+        MigrationStage(
+          to: "2.0.0",
+          migrate: { context in
+            let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+            for person in people.dropFirst() { try person.setValue("x", forKey: "fullName") }
+            try context.save()
+          })
+      ])
+    #expect {
+      try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    } throws: { error in
+      guard case .migrationNotInferred(_, let refusals)? = error as? SQLiteStoreOpenError else {
+        return false
+      }
+      return refusals.map { "\($0.entity).\($0.property ?? "")" } == ["Person.fullName"]
+        && refusals[0].needs.contains("left an object without")
+    }
+    #expect(try MigrationTests.contents(url) == before)
+  }
+
+  @Test func aStageThatThrowsAfterSavingLeavesTheFileExactlyAsItWas() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("people.sqlite")
+    _ = try Self.version1File(at: url)
+    let before = try MigrationTests.contents(url)
+    for (index, step) in ["will", "migrate", "did"].enumerated() {
+      let fail: MigrationStage.Body = { context in
+        // Saves first: a savepoint released inside the open's transaction, rolled back with it.
+        let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+        try context.delete(objects[0])
+        try context.save()
+        throw Stop()
+      }
+      let stage =
+        switch index {
+        case 0: MigrationStage(to: "2.0.0", willMigrate: fail, migrate: Self.splitting())
+        case 1: MigrationStage(to: "2.0.0", migrate: fail)
+        default: MigrationStage(to: "2.0.0", migrate: Self.splitting(), didMigrate: fail)
+        }
+      let plan = try MigrationPlan(versions: [Self.v1(), Self.v2()], stages: [stage])
+      #expect(throws: Stop(), "\(step)") {
+        try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+      }
+      #expect(try MigrationTests.contents(url) == before, "\(step)")
+    }
+  }
+
+  /// Each statement fails in turn, the stage's and its contexts' (whose saves are savepoints).
+  /// The stage names people in batches of two and makes no books: a failure while the context
+  /// loads a person's books for the inverse of a book's owner would stop the process (a
+  /// relationship whose members cannot be loaded cannot be read), not throw.
+  @Test func aFailureAtAnyStatementOfACustomStageLeavesTheFileAsItWas() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let naming: MigrationStage.Body = { context in
+      let people = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+      for batch in stride(from: 0, to: people.count, by: 2) {
+        for person in people[batch..<min(batch + 2, people.count)] {
+          let first = try person.value(forKey: "firstName") as? String ?? ""
+          try person.setValue("\(first) Byron", forKey: "fullName")
+        }
+        try context.save()
+      }
+    }
+    let plan = try MigrationPlan(
+      versions: [Self.v1(), Self.v2()], stages: [MigrationStage(to: "2.0.0", migrate: naming)])
+    var failed = 0
+    for step in 1... {
+      let url = folder.url.appendingPathComponent("people-\(step).sqlite")
+      let ids = try Self.version1File(at: url)
+      let before = try MigrationTests.contents(url)
+      do {
+        let store = try SQLiteStore(
+          url: url, model: plan.currentModel, options: Self.options(plan, failingAt: step))
+        let context = PersistentContainer(store: store).viewContext
+        #expect(
+          try context.existingObject(with: ids[0]).value(forKey: "fullName") as? String
+            == "Ada0 Byron")
+        break
+      } catch let error as SQLiteError {
+        #expect(error.kind == .injected)
+        failed += 1
+      }
+      #expect(try MigrationTests.contents(url) == before, "statement \(step)")
+    }
+    // The stage's statements, the context's fetch, two savepoints with their writes.
+    #expect(failed > 20, "\(failed)")
+  }
+
+  @Test func withoutMigrateANewRequiredValueIsStillRefused() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("people.sqlite")
+    _ = try Self.version1File(at: url)
+    let plan = try MigrationPlan(
+      versions: [Self.v1(), Self.v2()],
+      stages: [MigrationStage(to: "2.0.0", didMigrate: { _ in })])
+    #expect {
+      try plan.validate(against: url)
+    } throws: { error in
+      guard case .migrationNotInferred(_, let refusals)? = error as? SQLiteStoreOpenError else {
+        return false
+      }
+      return refusals.map { "\($0.entity).\($0.property ?? "")" } == ["Person.fullName"]
+    }
+  }
+
+  // MARK: The union of both versions
+
+  /// Version 1 of a tagging model: a person's tag is an object.
+  static func taggedV1() throws -> ObjectModel {
+    try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Person",
+          attributes: [AttributeDescription(name: "name", type: .string, defaultValue: "")],
+          relationships: [
+            RelationshipDescription(name: "tag", destination: "Tag", inverse: "people")
+          ]),
+        EntityDescription(
+          name: "Tag",
+          attributes: [AttributeDescription(name: "label", type: .string, defaultValue: "")],
+          relationships: [
+            RelationshipDescription(
+              name: "people", destination: "Person", inverse: "tag", toMany: true)
+          ]),
+      ], fetchRequestTemplates: [], version: "1.0.0")
+  }
+
+  /// Version 2: the tag is a string attribute of the same name, and the `Tag` entity is gone.
+  static func taggedV2() throws -> ObjectModel {
+    try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Person",
+          attributes: [
+            AttributeDescription(name: "name", type: .string, defaultValue: ""),
+            AttributeDescription(name: "tag", type: .string, isOptional: true),
+          ])
+      ], fetchRequestTemplates: [], version: "2.0.0")
+  }
+
+  /// The new `tag` attribute takes the name of the removed relationship, whose column moves
+  /// aside while the stage runs: the union hides the relationship, and the removed `Tag` entity
+  /// reaches its people through its to-many, which reads the column under its temporary name.
+  @Test func aRemovedEntityIsReadableAndANameTheNewVersionReusesHidesTheOldProperty() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("tags.sqlite")
+    let store = try SQLiteStore(url: url, model: Self.taggedV1())
+    let context = PersistentContainer(store: store).viewContext
+    var people: [ManagedObject] = []
+    for (name, tag) in [("Ada", "math"), ("Mary", "poetry"), ("Charles", "math"), ("Eve", nil)] {
+      let person = try context.insertObject(forEntityName: "Person")
+      try person.setValue(name, forKey: "name")
+      if let tag {
+        let existing = try context.fetch(
+          FetchRequest<ManagedObject>(
+            entityName: "Tag", predicate: try FetchPredicate(format: "label == %@", tag))
+        ).first
+        let object = try existing ?? context.insertObject(forEntityName: "Tag")
+        try object.setValue(tag, forKey: "label")
+        try person.setValue(object, forKey: "tag")
+      }
+      people.append(person)
+    }
+    try context.save()
+    let ids = people.map(\.objectID)
+    try store.close()
+
+    let log = Log()
+    let plan = try MigrationPlan(
+      versions: [Self.taggedV1(), Self.taggedV2()],
+      stages: [
+        MigrationStage(
+          to: "2.0.0",
+          migrate: { context in
+            let person = try #require(context.model.entity(named: "Person"))
+            log.lines.append("Person: \(person.propertyNames)")
+            log.lines.append(
+              "Tag: \(context.model.entity(named: "Tag")?.propertyNames ?? [])")
+            for tag in try context.fetch(
+              FetchRequest<ManagedObject>(entityName: "Tag", sortDescriptors: [FetchSort("label")]))
+            {
+              let label = try tag.value(forKey: "label") as? String
+              for person in try tag.value(forKey: "people") as? Set<ManagedObject> ?? [] {
+                try person.setValue(label, forKey: "tag")
+              }
+            }
+            try context.save()
+          })
+      ])
+    let migrated = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    #expect(log.lines == ["Person: [\"name\", \"tag\"]", "Tag: [\"label\", \"people\"]"])
+    let reader = PersistentContainer(store: migrated).viewContext
+    #expect(
+      try ids.map { try reader.existingObject(with: $0).value(forKey: "tag") as? String }
+        == ["math", "poetry", "math", nil])
+    try migrated.close()
+    #expect(try Self.columns(url, "Person") == ["og_pk", "og_entity", "name", "tag"])
+    #expect(try MigrationTests.contents(url).allSatisfy { !$0.contains("\"Tag\"") })
+  }
+
+  // MARK: Plans
+
+  @Test func aPlanRefusesAStageToTheFirstVersionAnUnlistedOneOrTwoToOne() throws {
+    let versions = [try Self.v1(), try Self.v2()]
+    for (stages, reason) in [
+      ([MigrationStage(to: "1.0.0")], "the plan's first version"),
+      ([MigrationStage(to: "3.0.0")], "not a version of the plan"),
+      ([MigrationStage(to: "2.0.0"), MigrationStage(to: "2.0.0")], "two custom stages"),
+    ] {
+      #expect {
+        try MigrationPlan(versions: versions, stages: stages)
+      } throws: { error in
+        guard let error = error as? ObjectGraphError else { return false }
+        return error.kind == .invalidMigrationPlan && error.reason.contains(reason)
+      }
+    }
+    let plan = try MigrationPlan(versions: versions, stages: [MigrationStage(to: "2.0.0")])
+    #expect(plan.stage(to: "2.0.0")?.version == "2.0.0")
+    #expect(plan.stage(to: "1.0.0") == nil)
+  }
+}
