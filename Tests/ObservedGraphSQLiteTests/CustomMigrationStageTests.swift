@@ -402,6 +402,28 @@ import Testing
     #expect(try MigrationTests.contents(url).allSatisfy { !$0.contains("\"Tag\"") })
   }
 
+  /// Without a stage, the same change is inferred: the new attribute starts empty, and the
+  /// removed relationship's keys never become its values (the column of that name is another
+  /// property's, found by the properties' match, not by its name).
+  @Test func anAttributeTakingARemovedRelationshipsNameStartsEmptyWhenInferred() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("tags.sqlite")
+    let store = try SQLiteStore(url: url, model: Self.taggedV1())
+    let context = PersistentContainer(store: store).viewContext
+    let person = try context.insertObject(forEntityName: "Person")
+    let tag = try context.insertObject(forEntityName: "Tag")
+    try person.setValue(tag, forKey: "tag")
+    try context.save()
+    let id = person.objectID
+    try store.close()
+    let plan = try MigrationPlan(versions: [Self.taggedV1(), Self.taggedV2()])
+    let migrated = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    let reader = PersistentContainer(store: migrated).viewContext
+    #expect(try reader.existingObject(with: id).value(forKey: "tag") == nil)
+    try migrated.close()
+    #expect(try Self.columns(url, "Person") == ["og_pk", "og_entity", "name", "tag"])
+  }
+
   // MARK: Plans
 
   @Test func aPlanRefusesAStageToTheFirstVersionAnUnlistedOneOrTwoToOne() throws {
