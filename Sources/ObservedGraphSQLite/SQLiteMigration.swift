@@ -33,6 +33,9 @@ struct SQLiteMigrationStage {
     /// that becomes a to-one while an object has several related objects). Run before the
     /// stage writes anything.
     case refuseIf(String, MigrationRefusal)
+    /// A statement that goes through every row of a table, named as it is before the stage:
+    /// what a progress report counts.
+    indirect case touching(String, Step)
   }
 
   let source: ObjectModel
@@ -334,10 +337,12 @@ struct SQLiteMigrationStage {
         }
         let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init)
         fills.append(
-          .run(
-            "UPDATE \(SQLiteSchema.quoted(newTable)) SET \(SQLiteSchema.quoted(newColumn)) = ? "
-              + "WHERE \(SQLiteSchema.quoted(newColumn)) IS NULL AND \"og_entity\" IN "
-              + "(\(ids.joined(separator: ", ")))", [value]))
+          .touching(
+            table,
+            .run(
+              "UPDATE \(SQLiteSchema.quoted(newTable)) SET \(SQLiteSchema.quoted(newColumn)) = ? "
+                + "WHERE \(SQLiteSchema.quoted(newColumn)) IS NULL AND \"og_entity\" IN "
+                + "(\(ids.joined(separator: ", ")))", [value])))
       }
     }
   }
@@ -494,10 +499,12 @@ struct SQLiteMigrationStage {
       // Read after the tables' renames, before the column is dropped.
       let source = laterTable[table] ?? table
       moves.intoTables.append(
-        .execute(
-          "INSERT INTO \(quoted(join)) (\(quoted(owner)), \(quoted(member))) SELECT \"og_pk\", "
-            + "\(quoted(column)) FROM \(quoted(source)) WHERE \(quoted(column)) IS NOT NULL AND "
-            + "\"og_entity\" IN (\(ids))"))
+        .touching(
+          table,
+          .execute(
+            "INSERT INTO \(quoted(join)) (\(quoted(owner)), \(quoted(member))) SELECT "
+              + "\"og_pk\", \(quoted(column)) FROM \(quoted(source)) WHERE \(quoted(column)) "
+              + "IS NOT NULL AND \"og_entity\" IN (\(ids))")))
       return true
     case (.join(let join, let owner, let member, nil)?, .column(let table, let column)?):
       moves.checks.append(
@@ -508,11 +515,15 @@ struct SQLiteMigrationStage {
             from: source.version, to: destination.version, entity: entity.name,
             property: relationship.name, change: "to-many → to-one",
             needs: "a custom stage: an object has more than one related object")))
+      // Counted under the table's name before the stage.
+      let earlier = laterTable.first { $0.value == table }?.key ?? table
       moves.intoColumns.append(
-        .execute(
-          "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT \(quoted(member)) FROM "
-            + "\(quoted(join)) WHERE \(quoted(join)).\(quoted(owner)) = \(quoted(table)).\"og_pk\") "
-            + "WHERE \"og_entity\" IN (\(ids))"))
+        .touching(
+          earlier,
+          .execute(
+            "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT \(quoted(member)) FROM "
+              + "\(quoted(join)) WHERE \(quoted(join)).\(quoted(owner)) = "
+              + "\(quoted(table)).\"og_pk\") WHERE \"og_entity\" IN (\(ids))")))
       if let entityColumn = after.entityColumns["\(table).\(column)"],
         let root = after.tableOfEntity[relationship.destination]
       {
@@ -662,7 +673,9 @@ struct SQLiteMigrationStage {
             "ALTER TABLE \(table) RENAME COLUMN \(SQLiteSchema.quoted(column)) TO "
               + SQLiteSchema.quoted(during)))
       }
-      drops.append(.execute("ALTER TABLE \(table) DROP COLUMN \(SQLiteSchema.quoted(during))"))
+      drops.append(
+        .touching(
+          old.name, .execute("ALTER TABLE \(table) DROP COLUMN \(SQLiteSchema.quoted(during))")))
     }
     let remaining = Set(old.columns.map(\.name)).subtracting(dropped)
     let direct = moves.allSatisfy { !remaining.contains($0.1) }
@@ -691,7 +704,9 @@ struct SQLiteMigrationStage {
       } else {
         steps.append(.execute(add))
         steps.append(
-          .run("UPDATE \(table) SET \(SQLiteSchema.quoted(column.name)) = ?", [value]))
+          .touching(
+            old.name,
+            .run("UPDATE \(table) SET \(SQLiteSchema.quoted(column.name)) = ?", [value])))
       }
     }
   }
@@ -725,24 +740,49 @@ extension SQLiteMigrationStage {
   ///
   /// - Throws: What a statement or a body throws, or ``SQLiteStoreOpenError`` when the file's
   ///   objects stop the stage; the caller's transaction must then roll back.
-  func carryOut(on connection: SQLiteConnection, path: String, identifier: UUID) throws {
+  func carryOut(
+    on connection: SQLiteConnection, path: String, identifier: UUID,
+    progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+  ) throws {
+    // The rows of each table a statement goes through, counted before anything changes.
+    var rows: [String: Int] = [:]
+    if progress != nil {
+      for case .touching(let table, _) in steps + drops where rows[table] == nil {
+        let count = try connection.statement("SELECT count(*) FROM \(SQLiteSchema.quoted(table))")
+          .rows().first?.first
+        if case .integer(let number)? = count { rows[table] = Int(number) }
+      }
+    }
+    let counted = (steps + drops).reduce(0) { sum, step in
+      if case .touching(let table, _) = step { sum + (rows[table] ?? 0) } else { sum }
+    }
+    // A stage that touches no rows counts as one row, done at its end.
+    let total = max(counted, 1)
+    var done = 0
+    progress?(0, total)
     func run(_ body: MigrationStage.Body?, _ model: ObjectModel, _ schema: SQLiteSchema) throws {
       guard let body else { return }
       let store = try SQLiteStore(
         staging: connection, url: URL(fileURLWithPath: path), model: model, schema: schema,
         identifier: identifier)
       try body(PersistentContainer(store: store).newContext(participatesInSwiftObservation: false))
+      progress?(done, total)
     }
     func run(_ steps: [Step]) throws {
-      for step in steps {
-        switch step {
-        case .execute(let sql): try connection.execute(sql)
-        case .run(let sql, let arguments): try connection.statement(sql).run(arguments)
-        case .refuseIf(let sql, let refusal):
-          guard try connection.statement(sql).rows().isEmpty else {
-            throw SQLiteStoreOpenError.migrationNotInferred(path: path, refusals: [refusal])
-          }
+      for step in steps { try run(step) }
+    }
+    func run(_ step: Step) throws {
+      switch step {
+      case .execute(let sql): try connection.execute(sql)
+      case .run(let sql, let arguments): try connection.statement(sql).run(arguments)
+      case .refuseIf(let sql, let refusal):
+        guard try connection.statement(sql).rows().isEmpty else {
+          throw SQLiteStoreOpenError.migrationNotInferred(path: path, refusals: [refusal])
         }
+      case .touching(let table, let inner):
+        try run(inner)
+        done += rows[table] ?? 0
+        progress?(done, total)
       }
     }
     try run(custom?.willMigrate, source, before)
@@ -751,6 +791,7 @@ extension SQLiteMigrationStage {
     try run(requirements)
     try run(drops)
     try run(custom?.didMigrate, destination, after)
+    if done < total { progress?(total, total) }
   }
 }
 

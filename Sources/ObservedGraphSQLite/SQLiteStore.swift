@@ -81,6 +81,13 @@ public final class SQLiteStore: PersistentStore {
     /// options.migrationPlan = try MigrationPlan(versions: [v1, v2, v3])
     /// ```
     public var migrationPlan: MigrationPlan?
+    /// Where a migrating open reports how far it is (see `MigrationProgress`), on the opening
+    /// thread, inside the migration's transaction; nil (the default) for no reports.
+    ///
+    /// ```swift
+    /// options.migrationProgress = { print($0) }   // 1/2 → 2.0.0: 0 of 2000 rows …
+    /// ```
+    public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
     /// For tests: the statement of the open's migration at which a failure is injected (1 is
     /// the first); nil for none.
     var migrationFailingStep: Int?
@@ -166,7 +173,7 @@ public final class SQLiteStore: PersistentStore {
     let file = try SQLiteStoreFile(
       path: url.path, model: model, busyTimeout: options.busyTimeout,
       integrityCheck: options.integrityCheck, migrationPlan: options.migrationPlan,
-      finishing: false, layout: options.fileLayout)
+      finishing: false, layout: options.fileLayout, progress: options.migrationProgress)
     self.init(
       file.connection, url: url, model: model, schema: file.schema,
       identifier: file.storeIdentifier, plan: options.migrationPlan,

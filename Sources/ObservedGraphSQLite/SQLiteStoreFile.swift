@@ -24,6 +24,8 @@ final class SQLiteStoreFile {
   /// as ``finishOpening()`` does; nil when nothing.
   private var unfinished:
     (model: ObjectModel, plan: MigrationPlan?, path: String, layout: FileLayout)?
+  /// Where a migration reports how far it is.
+  private let progress: (@Sendable (MigrationProgress) -> Void)?
 
   /// Opens (or creates) the store file at `path` for `model`.
   ///
@@ -38,10 +40,12 @@ final class SQLiteStoreFile {
   init(
     path: String, model: ObjectModel, create: Bool = true, busyTimeout: Duration = .seconds(5),
     integrityCheck: SQLiteStore.IntegrityCheck = .off, migrationPlan: MigrationPlan? = nil,
-    finishing: Bool = true, layout: FileLayout = .current
+    finishing: Bool = true, layout: FileLayout = .current,
+    progress: (@Sendable (MigrationProgress) -> Void)? = nil
   ) throws {
     let connection = try SQLiteConnection(path: path, create: create, busyTimeout: busyTimeout)
     self.connection = connection
+    self.progress = progress
     do {
       let tables = try Self.tables(connection)
       if tables.isEmpty {
@@ -86,7 +90,8 @@ final class SQLiteStoreFile {
     let again = try Self.opening(
       Self.metadata(connection), model: model, plan: plan, path: path, layout: layout,
       entityIDs: Self.entityIDs(connection))
-    try Self.carry(out: again, connection, model, path: path, identifier: storeIdentifier)
+    try Self.carry(
+      out: again, connection, model, path: path, identifier: storeIdentifier, progress: progress)
     let ids = try Self.entityIDs(connection)
     guard model.entities.allSatisfy({ ids[$0.name] == schema.entityIDs[$0.name] }) else {
       throw SQLiteStoreOpenError.unknownFormat(
@@ -285,7 +290,7 @@ final class SQLiteStoreFile {
   /// transaction: the format's upgrades first, then the model's migration.
   private static func carry(
     out opening: Opening, _ connection: SQLiteConnection, _ model: ObjectModel, path: String,
-    identifier: UUID
+    identifier: UUID, progress: (@Sendable (MigrationProgress) -> Void)?
   ) throws {
     for upgrade in opening.upgrades {
       for statement in upgrade.statements { try connection.execute(statement) }
@@ -297,8 +302,17 @@ final class SQLiteStoreFile {
     case .recordVersion:
       break
     case .migrate(let stages):
-      for stage in stages {
-        try stage.carryOut(on: connection, path: path, identifier: identifier)
+      for (index, stage) in stages.enumerated() {
+        try stage.carryOut(
+          on: connection, path: path, identifier: identifier,
+          progress: progress.map { report in
+            { done, total in
+              report(
+                MigrationProgress(
+                  version: stage.destination.version!, stage: index + 1,
+                  stageCount: stages.count, rowsDone: done, rowsTotal: total))
+            }
+          })
       }
     }
     try writeModel(model, connection)

@@ -234,6 +234,31 @@ final class RenamedShelf: ManagedObject {
     #expect(store.metadata["modelVersion"] == "3.0.0")
   }
 
+  /// Version 2 fills the notes' missing page counts (two notes) and drops the folders' names
+  /// (one folder's row rewritten); version 3 renames and adds with a default, touching no row.
+  @Test func eachStageReportsItsRowsFromStartToEnd() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    _ = try Self.version1File(at: url)
+    final class Reports: @unchecked Sendable {
+      var lines: [String] = []
+    }
+    let reports = Reports()
+    let plan = try MigrationPlan(versions: [Self.v1(), Self.v2(), Self.v3()])
+    var options = Self.options(plan)
+    options.migrationProgress = { reports.lines.append($0.description) }
+    _ = try plan.validate(against: url)
+    #expect(reports.lines.isEmpty)
+    try SQLiteStore(url: url, model: plan.currentModel, options: options).close()
+    #expect(
+      reports.lines == [
+        "1/2 → 2.0.0: 0 of 3 rows", "1/2 → 2.0.0: 2 of 3 rows", "1/2 → 2.0.0: 3 of 3 rows",
+        "2/2 → 3.0.0: 0 of 1 rows", "2/2 → 3.0.0: 1 of 1 rows",
+      ])
+    try SQLiteStore(url: url, model: plan.currentModel, options: options).close()
+    #expect(reports.lines.count == 5, "nothing to migrate: no report")
+  }
+
   @Test func aFileMadeBeforeVersionsIsTakenForTheEarliestVersionWithItsHash() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("notes.sqlite")

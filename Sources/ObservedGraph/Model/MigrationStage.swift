@@ -65,3 +65,52 @@ public struct MigrationStage: Sendable {
     self.didMigrate = didMigrate
   }
 }
+
+/// How far a migrating open is: reported at the start and the end of each stage, and after each
+/// of its statements that reads or writes rows.
+///
+/// A stage's rows are those of the tables its statements go through, counted when the stage
+/// starts (each statement counts the rows of its table: filling a default, moving related
+/// objects into a join table, dropping a column, which rewrites the table). A stage that touches
+/// no rows reports 0 of 1, then 1 of 1. The rows a custom stage's code goes through are not
+/// counted; a report comes after each of its bodies.
+///
+/// ```swift
+/// options.migrationProgress = { progress in
+///   print("\(progress.stage)/\(progress.stageCount) → \(progress.version):",
+///         "\(progress.rowsDone) of \(progress.rowsTotal) rows")
+/// }
+/// ```
+public struct MigrationProgress: Equatable, Sendable, CustomStringConvertible {
+  /// The version the stage migrates to.
+  public let version: ModelVersion
+  /// The stage's number, from 1.
+  public let stage: Int
+  /// How many stages the open runs.
+  public let stageCount: Int
+  /// The rows the stage's statements went through so far.
+  public let rowsDone: Int
+  /// The rows the stage's statements go through; at least 1.
+  public let rowsTotal: Int
+
+  /// A progress report.
+  ///
+  /// - Parameters:
+  ///   - version: The version the stage migrates to.
+  ///   - stage: The stage's number, from 1.
+  ///   - stageCount: How many stages the open runs.
+  ///   - rowsDone: The rows done so far.
+  ///   - rowsTotal: The stage's rows.
+  public init(version: ModelVersion, stage: Int, stageCount: Int, rowsDone: Int, rowsTotal: Int) {
+    self.version = version
+    self.stage = stage
+    self.stageCount = stageCount
+    self.rowsDone = rowsDone
+    self.rowsTotal = rowsTotal
+  }
+
+  /// `2/3 → 3.0.0: 500 of 1000 rows`.
+  public var description: String {
+    "\(stage)/\(stageCount) → \(version): \(rowsDone) of \(rowsTotal) rows"
+  }
+}
