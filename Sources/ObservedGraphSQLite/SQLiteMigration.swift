@@ -13,7 +13,9 @@ import ObservedGraph
 /// (its table and its objects go), renaming one (``EntityDescription/originalName``: its table
 /// and its id kept); adding an optional relationship (existing objects have none), removing one
 /// (its column or join table goes), renaming one (``RelationshipDescription/originalName``),
-/// turning a to-one into a to-many or back while its inverse is a to-many (``reshape``). An entity kept must keep its parent,
+/// turning a to-one into a to-many or back while its inverse is a to-many (``reshape``), a
+/// to-many made ordered (its order column filled in key order, ``numbering(_:order:by:key:where:)``)
+/// or unordered. An entity kept must keep its parent,
 /// and a relationship kept its shape. Columns are matched by their place in the two schemas,
 /// not by name: a rename can move another column's `_2` suffix. Entity ids are the file's: an
 /// entity kept keeps its id, and an added one takes the next after the largest the file names.
@@ -113,7 +115,8 @@ struct SQLiteMigrationStage {
       matchAttributes(
         of: entity, old, before, after, renamed: &renamed, defaults: &defaults, fills: &fills)
       matchRelationships(
-        of: entity, old, before, after, relationships, renamed: &renamed, moves: &moves)
+        of: entity, old, before, after, relationships, renamed: &renamed, moves: &moves,
+        fills: &fills)
     }
     guard refusals.isEmpty else { return }
     let stored = { (table: SQLiteSchema.Table) in
@@ -406,7 +409,7 @@ struct SQLiteMigrationStage {
   private mutating func matchRelationships(
     of entity: EntityDescription, _ old: EntityDescription, _ before: SQLiteSchema,
     _ after: SQLiteSchema, _ earlierNames: [String: [String: String]],
-    renamed: inout [String: [String: String]], moves: inout Moves
+    renamed: inout [String: [String: String]], moves: inout Moves, fills: inout [Step]
   ) {
     let names = earlierNames[entity.name] ?? [:]
     for relationship in entity.relationships {
@@ -425,14 +428,21 @@ struct SQLiteMigrationStage {
       let change = earlierName == relationship.name ? "" : "renamed from \(earlierName), "
       let wasLine = line(was, renamingTo: earlierNames)
       let nowLine = Self.line(relationship)
-      if wasLine != nowLine,
+      // Unordered ↔ ordered: the same places, with an order column added (filled in key order)
+      // or dropped.
+      var reordered = was
+      reordered.isOrdered = relationship.isOrdered
+      let orderChanges =
+        was.isOrdered != relationship.isOrdered
+        && line(reordered, renamingTo: earlierNames) == nowLine
+      if wasLine != nowLine, !orderChanges,
         reshape(
           entity, relationship, was: was, old, before, after, renamingTo: earlierNames,
           moves: &moves)
       {
         continue
       }
-      guard wasLine == nowLine else {
+      guard wasLine == nowLine || orderChanges else {
         refuse(
           entity.name, relationship.name, change + "relationship \(wasLine) → \(nowLine)",
           needs: "a migration this version does not infer yet (relationship changes)")
@@ -453,10 +463,18 @@ struct SQLiteMigrationStage {
         }
       case (
         .inverseColumn(let table, let oldColumn, let oldOrder)?,
-        .inverseColumn(_, let newColumn, let newOrder)?
+        .inverseColumn(let newTable, let newColumn, let newOrder)?
       ):
         renamed[table, default: [:]][oldColumn] = newColumn
         if let oldOrder, let newOrder { renamed[table, default: [:]][oldOrder] = newOrder }
+        if oldOrder == nil, let newOrder {
+          fills.append(
+            .touching(
+              table,
+              Self.numbering(
+                newTable, order: newOrder, by: newColumn, key: "og_pk",
+                where: "\(SQLiteSchema.quoted(newColumn)) IS NOT NULL")))
+        }
       case (
         .join(let table, let oldOwner, let oldMember, let oldOrder)?,
         .join(let newTable, let newOwner, let newMember, let newOrder)?
@@ -465,10 +483,31 @@ struct SQLiteMigrationStage {
         renamed[table, default: [:]][oldOwner] = newOwner
         renamed[table, default: [:]][oldMember] = newMember
         if let oldOrder, let newOrder { renamed[table, default: [:]][oldOrder] = newOrder }
+        if oldOrder == nil, let newOrder {
+          fills.append(
+            .touching(
+              table,
+              Self.numbering(newTable, order: newOrder, by: newOwner, key: newMember, where: nil)))
+        }
       default:
         break
       }
     }
+  }
+
+  /// The statement that gives each row of `table` its position (from 0) among the rows with
+  /// the same `owner`, in the order of `key`: an ordered to-many's initial order, by key.
+  static func numbering(
+    _ table: String, order: String, by owner: String, key: String, where condition: String?
+  ) -> Step {
+    let quoted = SQLiteSchema.quoted
+    return .execute(
+      "UPDATE \(quoted(table)) SET \(quoted(order)) = \"og_numbered\".\"position\" FROM (SELECT "
+        + "\(quoted(owner)) AS \"owner\", \(quoted(key)) AS \"key\", row_number() OVER (PARTITION "
+        + "BY \(quoted(owner)) ORDER BY \(quoted(key))) - 1 AS \"position\" FROM \(quoted(table))"
+        + (condition.map { " WHERE \($0)" } ?? "") + ") AS \"og_numbered\" WHERE "
+        + "\(quoted(table)).\(quoted(owner)) = \"og_numbered\".\"owner\" AND "
+        + "\(quoted(table)).\(quoted(key)) = \"og_numbered\".\"key\"")
   }
 
   /// Moves a relationship that turns from to-one into to-many, or back, while its inverse is a
