@@ -30,7 +30,8 @@ import Testing
           name: "Tag",
           attributes: [AttributeDescription(name: "name", type: .string, defaultValue: "")],
           relationships: [
-            RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)
+            RelationshipDescription(
+              name: "notes", destination: "Note", inverse: "tags", toMany: true)
           ]),
       ], fetchRequestTemplates: [], version: version)
   }
@@ -101,7 +102,8 @@ import Testing
         == ["d", "c", "a"])
     try reopened.close()
     #expect(try CustomMigrationStageTests.columns(url, "Note").contains("folder_order"))
-    #expect(try CustomMigrationStageTests.columns(url, "og_join_Note_tags").contains("source_order"))
+    #expect(
+      try CustomMigrationStageTests.columns(url, "og_join_Note_tags").contains("source_order"))
 
     // And back: the order columns go, the members stay.
     let back = try MigrationPlan(versions: [
