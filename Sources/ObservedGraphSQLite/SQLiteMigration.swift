@@ -13,7 +13,8 @@ import ObservedGraph
 /// (its table and its objects go), renaming one (``EntityDescription/originalName``: its table
 /// and its id kept); adding an optional relationship (existing objects have none), removing one
 /// (its column or join table goes), renaming one (``RelationshipDescription/originalName``),
-/// turning a to-one into a to-many or back while its inverse is a to-many (``reshape``), a
+/// turning a to-one into a to-many or back while its inverse is a to-many or a to-one
+/// (``reshape``), a
 /// to-many made ordered (its order column filled in key order, ``numbering(_:order:by:key:where:)``)
 /// or unordered. An entity kept must keep its parent,
 /// and a relationship kept its shape. Columns are matched by their place in the two schemas,
@@ -510,10 +511,13 @@ struct SQLiteMigrationStage {
         + "\(quoted(table)).\(quoted(key)) = \"og_numbered\".\"key\"")
   }
 
-  /// Moves a relationship that turns from to-one into to-many, or back, while its inverse is a
-  /// to-many (one-to-many ↔ many-to-many): the related objects move from the to-one's column
-  /// into the new join table, or from the join table into the new column — refused, before the
-  /// stage writes, when an object has more than one. Returns false for any other change.
+  /// Moves a relationship that turns from to-one into to-many, or back, unordered. While its
+  /// inverse is a to-many (one-to-many ↔ many-to-many) the related objects move from the
+  /// to-one's column into the new join table, or from the join table into the new column; while
+  /// it is a to-one (one-to-one ↔ one-to-many) the inverse's column holds the pairs, and the
+  /// to-one's column is dropped, or added and filled from it. The way to a to-one is refused,
+  /// before the stage writes, when an object has more than one. Returns false for any other
+  /// change.
   private func reshape(
     _ entity: EntityDescription, _ relationship: RelationshipDescription,
     was: RelationshipDescription, _ old: EntityDescription, _ before: SQLiteSchema,
@@ -529,10 +533,52 @@ struct SQLiteMigrationStage {
       line(reshaped, renamingTo: earlierNames) == Self.line(relationship),
       case .named(let inverseName)? = relationship.inverse,
       let inverse = destination.entity(named: relationship.destination)?.allRelationships
-        .first(where: { $0.name == inverseName }), inverse.isToMany, !inverse.isOrdered
+        .first(where: { $0.name == inverseName }), !inverse.isOrdered
     else { return false }
     let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init).joined(separator: ", ")
     let quoted = SQLiteSchema.quoted
+    let refusal = MigrationRefusal(
+      from: source.version, to: destination.version, entity: entity.name,
+      property: relationship.name, change: "to-many → to-one",
+      needs: "a custom stage: an object has more than one related object")
+    guard inverse.isToMany else {
+      // One-to-one ↔ one-to-many: the inverse's column holds every pair either way.
+      switch (before.places[old.name]?[was.name], after.places[entity.name]?[relationship.name]) {
+      case (.column?, .inverseColumn?):
+        // This side's column is dropped with the stage.
+        return true
+      case (
+        .inverseColumn(let oldTable, let oldColumn, nil)?, .column(let table, let column)?
+      ):
+        guard
+          case .column(let inverseTable, let inverseColumn)? = after.places[
+            relationship.destination]?[inverseName]
+        else { return false }
+        moves.checks.append(
+          .refuseIf(
+            "SELECT \(quoted(oldColumn)) FROM \(quoted(oldTable)) WHERE \(quoted(oldColumn)) IS "
+              + "NOT NULL GROUP BY \(quoted(oldColumn)) HAVING count(*) > 1 LIMIT 1", refusal))
+        let earlier = laterTable.first { $0.value == table }?.key ?? table
+        let pairs =
+          "FROM \(quoted(inverseTable)) WHERE \(quoted(inverseTable)).\(quoted(inverseColumn)) = "
+          + "\(quoted(table)).\"og_pk\""
+        moves.intoColumns.append(
+          .touching(
+            earlier,
+            .execute(
+              "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT \"og_pk\" \(pairs)) WHERE "
+                + "\"og_entity\" IN (\(ids))")))
+        if let entityColumn = after.entityColumns["\(table).\(column)"] {
+          moves.intoColumns.append(
+            .execute(
+              "UPDATE \(quoted(table)) SET \(quoted(entityColumn)) = (SELECT \"og_entity\" "
+                + "\(pairs)) WHERE \(quoted(column)) IS NOT NULL"))
+        }
+        return true
+      default:
+        return false
+      }
+    }
     switch (before.places[old.name]?[was.name], after.places[entity.name]?[relationship.name]) {
     case (.column(let table, let column)?, .join(let join, let owner, let member, nil)?):
       // Read after the tables' renames, before the column is dropped.
@@ -550,10 +596,7 @@ struct SQLiteMigrationStage {
         .refuseIf(
           "SELECT \(quoted(owner)) FROM \(quoted(join)) GROUP BY \(quoted(owner)) "
             + "HAVING count(*) > 1 LIMIT 1",
-          MigrationRefusal(
-            from: source.version, to: destination.version, entity: entity.name,
-            property: relationship.name, change: "to-many → to-one",
-            needs: "a custom stage: an object has more than one related object")))
+          refusal))
       // Counted under the table's name before the stage.
       let earlier = laterTable.first { $0.value == table }?.key ?? table
       moves.intoColumns.append(

@@ -4,9 +4,11 @@ import Testing
 
 @testable import ObservedGraphSQLite
 
-/// A to-many that becomes ordered or unordered between versions, inferred: the order column is
-/// added and filled in key order, or dropped; the members stay.
-@Suite struct MigrationOrderTests {
+/// Relationship shapes that change between versions, inferred: a to-many that becomes ordered
+/// (its order column added and filled in key order) or unordered (dropped); a one-to-one that
+/// becomes a one-to-many and back (refused before any write while an object has two). The
+/// related objects stay.
+@Suite struct MigrationShapeTests {
   /// A folder's notes (their inverse a to-one) and a note's tags (many-to-many), ordered or not.
   static func model(_ version: ModelVersion, ordered: Bool) throws -> ObjectModel {
     try ObjectModel(
@@ -124,5 +126,108 @@ import Testing
     #expect(try !CustomMigrationStageTests.columns(url, "Note").contains("folder_order"))
     #expect(
       try CustomMigrationStageTests.columns(url, "og_join_Note_tags") == ["source", "target"])
+  }
+
+  /// A desk and its occupant, one-to-one in version 1 and 3 (`occupant`), one-to-many in
+  /// version 2 (`occupants`, renamed).
+  static func desks(_ version: ModelVersion, toMany: Bool) throws -> ObjectModel {
+    try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Desk",
+          attributes: [AttributeDescription(name: "number", type: .int, defaultValue: 0)],
+          relationships: [
+            RelationshipDescription(
+              name: toMany ? "occupants" : "occupant", destination: "Person", inverse: "desk",
+              toMany: toMany, originalName: toMany ? "occupant" : "occupants")
+          ]),
+        EntityDescription(
+          name: "Person",
+          attributes: [AttributeDescription(name: "name", type: .string, defaultValue: "")],
+          relationships: [
+            RelationshipDescription(
+              name: "desk", destination: "Desk", inverse: toMany ? "occupants" : "occupant")
+          ]),
+      ], fetchRequestTemplates: [], version: version)
+  }
+
+  @Test func aOneToOneBecomesAOneToManyAndBackWhileEachObjectHasOne() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("desks.sqlite")
+    let store = try SQLiteStore(url: url, model: Self.desks("1.0.0", toMany: false))
+    let context = PersistentContainer(store: store).viewContext
+    let desks = try (1...3).map { number in
+      let desk = try context.insertObject(forEntityName: "Desk")
+      try desk.setValue(number, forKey: "number")
+      return desk
+    }
+    let people = try ["Ada", "Grace"].map { name in
+      let person = try context.insertObject(forEntityName: "Person")
+      try person.setValue(name, forKey: "name")
+      return person
+    }
+    try desks[0].setValue(people[1], forKey: "occupant")
+    try people[0].setValue(desks[2], forKey: "desk")
+    try context.save()
+    let deskIDs = desks.map(\.objectID)
+    let personIDs = people.map(\.objectID)
+    try store.close()
+
+    let v1 = try Self.desks("1.0.0", toMany: false)
+    let v2 = try Self.desks("2.0.0", toMany: true)
+    let v3 = try Self.desks("3.0.0", toMany: false)
+    let toMany = try MigrationPlan(versions: [v1, v2])
+    let migrated = try SQLiteStore(
+      url: url, model: toMany.currentModel, options: MigrationTests.options(toMany))
+    var reader = PersistentContainer(store: migrated).viewContext
+    func occupants(_ id: ObjectID) throws -> Set<ObjectID>? {
+      (try reader.existingObject(with: id).value(forKey: "occupants") as? Set<ManagedObject>)
+        .map { Set($0.map(\.objectID)) }
+    }
+    #expect(try occupants(deskIDs[0]) == [personIDs[1]])
+    #expect(try occupants(deskIDs[1]) == [])
+    #expect(try occupants(deskIDs[2]) == [personIDs[0]])
+    #expect(try !CustomMigrationStageTests.columns(url, "Desk").contains("occupant"))
+    // Two people at one desk: the way back is refused before anything is written.
+    try reader.existingObject(with: personIDs[1]).setValue(
+      reader.existingObject(with: deskIDs[2]), forKey: "desk")
+    try reader.save()
+    try migrated.close()
+    let back = try MigrationPlan(versions: [v1, v2, v3])
+    let before = try MigrationTests.contents(url)
+    #expect {
+      try back.validate(against: url)
+    } throws: { error in
+      guard case .migrationNotInferred(_, let refusals)? = error as? SQLiteStoreOpenError else {
+        return false
+      }
+      return refusals.map { "\($0.entity).\($0.property ?? ""): \($0.change)" }
+        == ["Desk.occupant: to-many → to-one"]
+    }
+    #expect(throws: SQLiteStoreOpenError.self) {
+      try SQLiteStore(url: url, model: back.currentModel, options: MigrationTests.options(back))
+    }
+    #expect(try MigrationTests.contents(url) == before)
+
+    // One each again: the column comes back, filled from the people's desks.
+    let fixing = try SQLiteStore(
+      url: url, model: toMany.currentModel, options: MigrationTests.options(toMany))
+    reader = PersistentContainer(store: fixing).viewContext
+    try reader.existingObject(with: personIDs[1]).setValue(
+      reader.existingObject(with: deskIDs[1]), forKey: "desk")
+    try reader.save()
+    try fixing.close()
+    let oneToOne = try SQLiteStore(
+      url: url, model: back.currentModel, options: MigrationTests.options(back))
+    reader = PersistentContainer(store: oneToOne).viewContext
+    let occupant = { (index: Int) in
+      (try reader.existingObject(with: deskIDs[index]).value(forKey: "occupant")
+        as? ManagedObject)?.objectID
+    }
+    #expect(try occupant(0) == nil)
+    #expect(try occupant(1) == personIDs[1])
+    #expect(try occupant(2) == personIDs[0])
+    try oneToOne.close()
+    #expect(try CustomMigrationStageTests.columns(url, "Desk").contains("occupant"))
   }
 }
