@@ -72,6 +72,9 @@ struct SQLiteMigrationStage {
   private var laterTable: [String: String] = [:]
   /// The previous version's names of the attributes each kept entity keeps, by entity (new name).
   private(set) var keptAttributes: [String: Set<String>] = [:]
+  /// The attributes the stage moves within their hierarchy, as "Entity.name" of the previous
+  /// version: each moves to one entity.
+  private var movedAttributes: Set<String> = []
   /// The name each table of the previous version has between ``steps`` and ``drops``, when it
   /// is not its previous name: its new name, or a temporary one for a table the stage drops
   /// whose name a kept or new table takes.
@@ -298,19 +301,26 @@ struct SQLiteMigrationStage {
     _ after: SQLiteSchema, renamed: inout [String: [String: String]],
     defaults: inout [String: [String: SQLiteValue]], fills: inout [Step]
   ) {
-    var matched: Set<String> = []
+    let names = Self.match(
+      entity.attributes.map { ($0.name, $0.originalName) }, in: Set(old.attributes.map(\.name)))
+    let quoted = SQLiteSchema.quoted
     for attribute in entity.attributes {
-      let earlierName = attribute.originalName ?? attribute.name
-      let earlier =
-        old.attributes.first { $0.name == earlierName }
-        ?? old.attributes.first { $0.name == attribute.name }
-      guard let earlier, !matched.contains(earlier.name) else {
+      var owner = old
+      var earlier = names[attribute.name].flatMap { name in
+        old.attributes.first { $0.name == name }
+      }
+      if earlier == nil, let moved = movedAttribute(attribute.originalName ?? attribute.name, old) {
+        (owner, earlier) = moved
+      }
+      guard let earlier else {
         added(attribute, of: entity, after, defaults: &defaults)
         continue
       }
-      matched.insert(earlier.name)
       keptAttributes[entity.name, default: []].insert(earlier.name)
-      let change = earlier.name == attribute.name ? "" : "renamed from \(earlier.name), "
+      let movedUp = owner.name != old.name && Self.isUnder(owner, old)
+      let movedDown = owner.name != old.name && !movedUp
+      var change = earlier.name == attribute.name ? "" : "renamed from \(earlier.name), "
+      if owner.name != old.name { change += "moved from \(owner.name), " }
       if earlier.isTransient != attribute.isTransient {
         refuse(
           entity.name, attribute.name,
@@ -327,28 +337,77 @@ struct SQLiteMigrationStage {
         continue
       }
       guard !attribute.isTransient,
-        case .column(let table, let oldColumn)? = before.places[old.name]?[earlier.name],
+        case .column(let table, let oldColumn)? = before.places[owner.name]?[earlier.name],
         case .column(let newTable, let newColumn)? = after.places[entity.name]?[attribute.name]
       else { continue }
       renamed[table, default: [:]][oldColumn] = newColumn
-      if earlier.isOptional && !attribute.isOptional {
-        guard let value = defaultValue(of: attribute, entity) else { continue }
-        guard value != .null else {
-          require(
-            entity, attribute.name, after, change + "optional → not optional",
-            needs: "a default value, which objects without a value take")
-          continue
-        }
-        let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init)
+      let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init)
+        .joined(separator: ", ")
+      if movedDown {
+        // The objects of the entities the attribute no longer reaches lose their values.
         fills.append(
           .touching(
             table,
-            .run(
-              "UPDATE \(SQLiteSchema.quoted(newTable)) SET \(SQLiteSchema.quoted(newColumn)) = ? "
-                + "WHERE \(SQLiteSchema.quoted(newColumn)) IS NULL AND \"og_entity\" IN "
-                + "(\(ids.joined(separator: ", ")))", [value])))
+            .execute(
+              "UPDATE \(quoted(newTable)) SET \(quoted(newColumn)) = NULL WHERE "
+                + "\(quoted(newColumn)) IS NOT NULL AND \"og_entity\" NOT IN (\(ids))")))
       }
+      // Objects without a value take the default: those the attribute now reaches (moved up),
+      // or all (made required).
+      guard movedUp || (earlier.isOptional && !attribute.isOptional),
+        let value = defaultValue(of: attribute, entity)
+      else { continue }
+      guard value != .null else {
+        if !attribute.isOptional {
+          require(
+            entity, attribute.name, after,
+            change + (movedUp ? "not optional" : "optional → not optional"),
+            needs: "a default value, which objects without a value take")
+        }
+        continue
+      }
+      fills.append(
+        .touching(
+          table,
+          .run(
+            "UPDATE \(quoted(newTable)) SET \(quoted(newColumn)) = ? WHERE \(quoted(newColumn)) "
+              + "IS NULL AND \"og_entity\" IN (\(ids))", [value])))
     }
+  }
+
+  /// The attribute named `name` that an ancestor or a descendant of `old` declares in the
+  /// previous version, with its entity: one the new version moves within the hierarchy. Nil
+  /// when none does, or several do, or another attribute of the stage took it.
+  private mutating func movedAttribute(_ name: String, _ old: EntityDescription)
+    -> (EntityDescription, AttributeDescription)?
+  {
+    var related: [EntityDescription] = []
+    var parent = old.parent
+    while let next = parent {
+      related.append(next)
+      parent = next.parent
+    }
+    var pending = old.subentities
+    while let next = pending.popLast() {
+      related.append(next)
+      pending += next.subentities
+    }
+    let found = related.compactMap { entity in
+      entity.attributes.first { $0.name == name }.map { (entity, $0) }
+    }
+    guard found.count == 1, movedAttributes.insert("\(found[0].0.name).\(name)").inserted
+    else { return nil }
+    return found[0]
+  }
+
+  /// Whether `entity` is under `ancestor` (a descendant of it).
+  static func isUnder(_ entity: EntityDescription, _ ancestor: EntityDescription) -> Bool {
+    var parent = entity.parent
+    while let next = parent {
+      if next.name == ancestor.name { return true }
+      parent = next.parent
+    }
+    return false
   }
 
   /// Whether values of `from` are values of `to` as they are stored: a wider integer
@@ -417,6 +476,17 @@ struct SQLiteMigrationStage {
       guard let earlierName = names[relationship.name],
         let was = old.relationships.first(where: { $0.name == earlierName })
       else {
+        let name = relationship.originalName ?? relationship.name
+        if let owner = source.entities.first(where: { other in
+          (Self.isUnder(other, old) || Self.isUnder(old, other))
+            && other.relationships.contains { $0.name == name }
+        }) {
+          refuse(
+            entity.name, relationship.name, "moved from \(owner.name)",
+            needs: "a migration this version does not infer yet (relationships moved within a "
+              + "hierarchy)")
+          continue
+        }
         let required =
           relationship.isToMany ? relationship.minCount > 0 : !relationship.isOptional
         if required {

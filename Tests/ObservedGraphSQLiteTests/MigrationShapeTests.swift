@@ -230,4 +230,101 @@ import Testing
     try oneToOne.close()
     #expect(try CustomMigrationStageTests.columns(url, "Desk").contains("occupant"))
   }
+
+  // MARK: Within a hierarchy
+
+  /// An entry and a dated entry under it: version 2 moves `mood` up into `Entry` (plain entries
+  /// take its default), version 3 moves `body` down into `DatedEntry` (plain entries lose it).
+  static func journal(_ version: Int) throws -> ObjectModel {
+    let heading = AttributeDescription(name: "heading", type: .string, defaultValue: "")
+    let body = AttributeDescription(name: "body", type: .string, isOptional: true)
+    let mood = AttributeDescription(name: "mood", type: .string, defaultValue: "calm")
+    let day = AttributeDescription(name: "day", type: .int, defaultValue: 0)
+    let entry: [AttributeDescription] =
+      switch version {
+      case 1: [heading, body]
+      case 2: [heading, body, mood]
+      default: [heading, mood]
+      }
+    let dated: [AttributeDescription] =
+      switch version {
+      case 1: [day, mood]
+      case 2: [day]
+      default: [day, body]
+      }
+    return try ObjectModel(
+      entities: [
+        EntityDescription(name: "Entry", attributes: entry),
+        EntityDescription(name: "DatedEntry", parent: "Entry", attributes: dated),
+      ], fetchRequestTemplates: [], version: ModelVersion("\(version).0.0")!)
+  }
+
+  @Test func attributesMoveUpAndDownTheirHierarchyWithTheirValues() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("journal.sqlite")
+    let store = try SQLiteStore(url: url, model: Self.journal(1))
+    let context = PersistentContainer(store: store).viewContext
+    let plain = try context.insertObject(forEntityName: "Entry")
+    try plain.setValue("plain", forKey: "body")
+    let dated = try context.insertObject(forEntityName: "DatedEntry")
+    try dated.setValue("dated", forKey: "body")
+    try dated.setValue("glad", forKey: "mood")
+    try dated.setValue(7, forKey: "day")
+    try context.save()
+    let (plainID, datedID) = (plain.objectID, dated.objectID)
+    try store.close()
+
+    let up = try MigrationPlan(versions: [Self.journal(1), Self.journal(2)])
+    let moved = try SQLiteStore(
+      url: url, model: up.currentModel, options: MigrationTests.options(up))
+    var reader = PersistentContainer(store: moved).viewContext
+    #expect(try reader.existingObject(with: datedID).value(forKey: "mood") as? String == "glad")
+    #expect(try reader.existingObject(with: plainID).value(forKey: "mood") as? String == "calm")
+    #expect(try reader.existingObject(with: datedID).value(forKey: "day") as? Int == 7)
+    try moved.close()
+
+    let down = try MigrationPlan(versions: [Self.journal(1), Self.journal(2), Self.journal(3)])
+    let movedDown = try SQLiteStore(
+      url: url, model: down.currentModel, options: MigrationTests.options(down))
+    reader = PersistentContainer(store: movedDown).viewContext
+    #expect(try reader.existingObject(with: datedID).value(forKey: "body") as? String == "dated")
+    #expect(try reader.existingObject(with: datedID).value(forKey: "mood") as? String == "glad")
+    #expect(try reader.existingObject(with: plainID).entity.propertyNames == ["heading", "mood"])
+    try movedDown.close()
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    defer { connection.close() }
+    let bodies = try connection.statement(
+      #"SELECT "og_pk", "body" FROM "Entry" ORDER BY "og_pk""#
+    ).rows()
+    #expect(
+      bodies == [[.integer(plainID.key), .null], [.integer(datedID.key), .text("dated")]],
+      "a plain entry's value is gone from the file")
+  }
+
+  @Test func aRelationshipMovedWithinItsHierarchyIsRefused() throws {
+    func model(_ version: ModelVersion, onParent: Bool) throws -> ObjectModel {
+      let next = RelationshipDescription(name: "next", destination: "Entry", inverse: .noInverse)
+      return try ObjectModel(
+        entities: [
+          EntityDescription(name: "Entry", relationships: onParent ? [next] : []),
+          EntityDescription(
+            name: "DatedEntry", parent: "Entry", relationships: onParent ? [] : [next]),
+        ], fetchRequestTemplates: [], version: version)
+    }
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("journal.sqlite")
+    try SQLiteStore(url: url, model: model("1.0.0", onParent: false)).close()
+    let plan = try MigrationPlan(versions: [
+      model("1.0.0", onParent: false), model("2.0.0", onParent: true),
+    ])
+    #expect {
+      try plan.validate(against: url)
+    } throws: { error in
+      guard case .migrationNotInferred(_, let refusals)? = error as? SQLiteStoreOpenError else {
+        return false
+      }
+      return refusals.map { "\($0.entity).\($0.property ?? ""): \($0.change)" }
+        == ["Entry.next: moved from DatedEntry"]
+    }
+  }
 }
