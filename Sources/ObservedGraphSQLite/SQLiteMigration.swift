@@ -8,18 +8,18 @@ import ObservedGraph
 /// Inferred today: adding an attribute (optional, or with a default: existing objects take the
 /// default), removing one, renaming one (``AttributeDescription/originalName``), optional to
 /// non-optional with a default (objects without a value take it), non-optional to optional,
-/// widening a number (``widens(_:to:)``), an index no longer wanted;
-/// adding an entity (a new hierarchy, or under an existing entity), removing a whole hierarchy
-/// (its table and its objects go), renaming one (``EntityDescription/originalName``: its table
-/// and its id kept); adding an optional relationship (existing objects have none), removing one
-/// (its column or join table goes), renaming one (``RelationshipDescription/originalName``),
-/// turning a to-one into a to-many or back while its inverse is a to-many or a to-one
-/// (``reshape``), a
-/// to-many made ordered (its order column filled in key order, ``numbering(_:order:by:key:where:)``)
-/// or unordered. An entity kept must keep its parent,
-/// and a relationship kept its shape. Columns are matched by their place in the two schemas,
-/// not by name: a rename can move another column's `_2` suffix. Entity ids are the file's: an
-/// entity kept keeps its id, and an added one takes the next after the largest the file names.
+/// widening a number (``widens(_:to:)``), an index no longer wanted, moving one up or down its
+/// hierarchy (``movedAttribute(_:_:)``); adding an entity (a new hierarchy, or under an existing
+/// entity), removing a whole hierarchy (its table and its objects go), renaming one
+/// (``EntityDescription/originalName``: its table and its id kept); adding an optional
+/// relationship (existing objects have none), removing one (its column or join table goes),
+/// renaming one (``RelationshipDescription/originalName``), turning a to-one into a to-many or
+/// back while its inverse is a to-many or a to-one (``reshape``), a to-many made ordered (its
+/// order column filled in key order, ``numbering(_:order:by:key:where:)``) or unordered. An
+/// entity kept must keep its parent, and a relationship kept its shape. Columns are matched by
+/// their place in the two schemas, not by name: a rename can move another column's `_2` suffix.
+/// Entity ids are the file's: an entity kept keeps its id, and an added one takes the next after
+/// the largest the file names.
 ///
 /// What SQLite 3.40 does with each statement: `ADD COLUMN` with a constant default and
 /// `RENAME COLUMN` change only the schema (no row is read or written); `DROP COLUMN` rewrites
