@@ -10,7 +10,8 @@ import ObservedGraph
 /// non-optional with a default (objects without a value take it), non-optional to optional,
 /// widening a number (``widens(_:to:)``), an index no longer wanted, moving one up or down its
 /// hierarchy (``movedAttribute(_:_:)``); adding an entity (a new hierarchy, or under an existing
-/// entity), removing a whole hierarchy (its table and its objects go), renaming one
+/// entity), removing a whole hierarchy (its table and its objects go) or an entity under one
+/// that stays (its objects go, ``removals(under:_:)``), renaming one
 /// (``EntityDescription/originalName``: its table and its id kept); adding an optional
 /// relationship (existing objects have none), removing one (its column or join table goes),
 /// renaming one (``RelationshipDescription/originalName``), turning a to-one into a to-many or
@@ -175,6 +176,7 @@ struct SQLiteMigrationStage {
     }
     steps += moves.intoColumns
     steps += fills
+    steps += removals(under: before, after)
     for (new, old) in earlierEntity.sorted(by: { $0.key < $1.key }) where new != old {
       steps.append(
         .run(
@@ -265,21 +267,11 @@ struct SQLiteMigrationStage {
   // MARK: Inference
 
   /// Entities added and removed are inferred when no existing object changes entity: a new
-  /// entity (of a new hierarchy or under an existing entity) starts empty, and a removed
-  /// hierarchy takes its table with it. An entity kept (renamed or not) must keep its parent and
+  /// entity (of a new hierarchy or under an existing entity) starts empty, a removed hierarchy
+  /// takes its table with it, and a removed entity under one that stays its objects
+  /// (``removals(under:_:)``). An entity kept (renamed or not) must keep its parent and
   /// abstractness.
   private mutating func checkEntities() {
-    for entity in source.entities.sorted(by: { $0.name < $1.name })
-    where laterEntity[entity.name] == nil {
-      var root = entity
-      while let parent = root.parent { root = parent }
-      if laterEntity[root.name] != nil {
-        refuse(
-          entity.name, nil, "entity removed from the hierarchy of \(root.name)",
-          needs: "a migration this version does not infer yet (the objects of an entity under "
-            + "one that stays)")
-      }
-    }
     for (name, earlier) in earlierEntity.sorted(by: { $0.key < $1.key }) {
       let old = source.entity(named: earlier)!
       let new = destination.entity(named: name)!
@@ -292,6 +284,73 @@ struct SQLiteMigrationStage {
           needs: "a migration this version does not infer yet (changes of inheritance)")
       }
     }
+  }
+
+  /// The statements that delete the objects of the entities removed from under an entity that
+  /// stays (their rows of the hierarchy's table; their columns go with the stage's drops), after
+  /// the relationships that may hold them let go: a to-one whose destination is an ancestor of
+  /// theirs is emptied where it names one (refused when it is required), and their join-table
+  /// rows go, on either side. Keys are unique in a store, so a key of theirs names no other
+  /// object. Run after the renames: the statements use the new names.
+  private func removals(under before: SQLiteSchema, _ after: SQLiteSchema) -> [Step] {
+    let quoted = SQLiteSchema.quoted
+    var steps: [Step] = []
+    for removed in source.entities.sorted(by: { $0.name < $1.name })
+    where laterEntity[removed.name] == nil
+      && removed.parent.flatMap({ laterEntity[$0.name] }) != nil
+    {
+      var ancestors: Set<String> = []  // new names
+      var parent = removed.parent
+      while let next = parent {
+        if let name = laterEntity[next.name] { ancestors.insert(name) }
+        parent = next.parent
+      }
+      guard !ancestors.isEmpty, let oldTable = before.tableOfEntity[removed.name] else { continue }
+      let table = laterTable[oldTable] ?? oldTable
+      let ids = before.entityIDs(ofHierarchyUnder: removed).map(String.init)
+        .joined(separator: ", ")
+      let keys = "(SELECT \"og_pk\" FROM \(quoted(table)) WHERE \"og_entity\" IN (\(ids)))"
+      for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
+        for relationship in entity.relationships {
+          let holds = ancestors.contains(relationship.destination)
+          switch after.places[entity.name]?[relationship.name] {
+          case .column(let other, let column)? where holds:
+            if !relationship.isOptional {
+              steps.append(
+                .refuseIf(
+                  "SELECT 1 FROM \(quoted(other)) WHERE \(quoted(column)) IN \(keys) LIMIT 1",
+                  MigrationRefusal(
+                    from: source.version, to: destination.version, entity: entity.name,
+                    property: relationship.name,
+                    change: "relates objects of \(removed.name), which is removed",
+                    needs: "a custom stage: the relationship is required")))
+            }
+            let entityColumn = after.entityColumns["\(other).\(column)"].map {
+              ", \(quoted($0)) = NULL"
+            }
+            steps.append(
+              .execute(
+                "UPDATE \(quoted(other)) SET \(quoted(column)) = NULL\(entityColumn ?? "") WHERE "
+                  + "\(quoted(column)) IN \(keys)"))
+          case .join(let join, let owner, let member, _)?:
+            if holds {
+              steps.append(
+                .execute("DELETE FROM \(quoted(join)) WHERE \(quoted(member)) IN \(keys)"))
+            }
+            if ancestors.contains(entity.name) {
+              steps.append(
+                .execute("DELETE FROM \(quoted(join)) WHERE \(quoted(owner)) IN \(keys)"))
+            }
+          default:
+            break
+          }
+        }
+      }
+      steps.append(
+        .touching(
+          oldTable, .execute("DELETE FROM \(quoted(table)) WHERE \"og_entity\" IN (\(ids))")))
+    }
+    return steps
   }
 
   /// Matches the attributes an entity declares with those of its previous version: renamed,

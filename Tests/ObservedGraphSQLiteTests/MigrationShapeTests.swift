@@ -327,4 +327,49 @@ import Testing
         == ["Entry.next: moved from DatedEntry"]
     }
   }
+
+  /// A required to-one that names an object of an entity removed from under one that stays
+  /// refuses the migration; the file is left as it was.
+  @Test func aRequiredRelationshipToARemovedSubEntitysObjectIsRefused() throws {
+    func model(_ version: ModelVersion, smart: Bool) throws -> ObjectModel {
+      try ObjectModel(
+        entities: [
+          EntityDescription(
+            name: "Folder",
+            relationships: [
+              RelationshipDescription(
+                name: "notes", destination: "Note", inverse: "home", toMany: true)
+            ]),
+          EntityDescription(
+            name: "Note",
+            relationships: [
+              RelationshipDescription(
+                name: "home", destination: "Folder", inverse: "notes", isOptional: false)
+            ]),
+        ] + (smart ? [EntityDescription(name: "SmartFolder", parent: "Folder")] : []),
+        fetchRequestTemplates: [], version: version)
+    }
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notes.sqlite")
+    let store = try SQLiteStore(url: url, model: model("1.0.0", smart: true))
+    let context = PersistentContainer(store: store).viewContext
+    let note = try context.insertObject(forEntityName: "Note")
+    try note.setValue(try context.insertObject(forEntityName: "SmartFolder"), forKey: "home")
+    try context.save()
+    try store.close()
+    let before = try MigrationTests.contents(url)
+    let plan = try MigrationPlan(versions: [
+      model("1.0.0", smart: true), model("2.0.0", smart: false),
+    ])
+    #expect {
+      try SQLiteStore(url: url, model: plan.currentModel, options: MigrationTests.options(plan))
+    } throws: { error in
+      guard case .migrationNotInferred(_, let refusals)? = error as? SQLiteStoreOpenError else {
+        return false
+      }
+      return refusals.map { "\($0.entity).\($0.property ?? ""): \($0.change)" }
+        == ["Note.home: relates objects of SmartFolder, which is removed"]
+    }
+    #expect(try MigrationTests.contents(url) == before)
+  }
 }

@@ -721,7 +721,7 @@ final class RenamedShelf: ManagedObject {
     #expect(!tables.contains { $0.hasPrefix("og_join_") })
   }
 
-  @Test func aRequiredRelationshipAddedOrASubEntityRemovedIsRefused() throws {
+  @Test func aRequiredRelationshipAddedIsRefused() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("notes.sqlite")
     _ = try Self.version1File(at: url)
@@ -753,20 +753,59 @@ final class RenamedShelf: ManagedObject {
       error?.description.hasSuffix(
         "1.0.0 → 2.0.0: Note.owner: required relationship added: needs a custom stage: existing "
           + "objects have no related object") == true)
-    // A file of `withTags` whose SmartFolder goes away while Folder stays.
-    let url2 = folder.url.appendingPathComponent("tags.sqlite")
-    try SQLiteStore(url: url2, model: try Self.withTags()).close()
+    #expect(try Self.contents(url) == before)
+  }
+
+  /// SmartFolder goes away while Folder stays: its objects are deleted, the notes that were in
+  /// one or pinned in one are no longer, the notes of a plain folder stay in it.
+  @Test func anEntityRemovedFromUnderOneThatStaysTakesItsObjectsAndTheirLinks() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("tags.sqlite")
     let tagged = try Self.withTags()
+    let store = try SQLiteStore(url: url, model: tagged)
+    let context = PersistentContainer(store: store).viewContext
+    let plain = try context.insertObject(forEntityName: "Folder")
+    let smart = try context.insertObject(forEntityName: "SmartFolder")
+    try smart.setValue("title BEGINSWITH 'D'", forKey: "query")
+    let notes = try (0..<3).map { _ in try context.insertObject(forEntityName: "Note") }
+    try notes[0].setValue(plain, forKey: "folder")
+    try notes[1].setValue(smart, forKey: "folder")
+    try notes[2].setValue(smart, forKey: "pinnedIn")
+    try notes[0].setValue(plain, forKey: "pinnedIn")
+    try context.save()
+    let (plainID, smartID, noteIDs) = (plain.objectID, smart.objectID, notes.map(\.objectID))
+    try store.close()
+
     let withoutSmart = try ObjectModel(
       entities: tagged.entities.filter { $0.name != "SmartFolder" }.map { $0.copyForTests() },
       fetchRequestTemplates: [], version: "2.0.0")
-    let refused = #expect(throws: SQLiteStoreOpenError.self) {
-      _ = try MigrationPlan(versions: [tagged, withoutSmart]).validate(against: url2)
+    let plan = try MigrationPlan(versions: [tagged, withoutSmart])
+    #expect(try plan.validate(against: url) == ["2.0.0"])
+    let migrated = try SQLiteStore(url: url, model: withoutSmart, options: Self.options(plan))
+    let reader = PersistentContainer(store: migrated).viewContext
+    func related(_ index: Int, _ key: String) throws -> ObjectID? {
+      (try reader.existingObject(with: noteIDs[index]).value(forKey: key) as? ManagedObject)?
+        .objectID
     }
+    #expect(try related(0, "folder") == plainID)
+    #expect(try related(0, "pinnedIn") == plainID)
+    #expect(try related(1, "folder") == nil)
+    #expect(try related(2, "pinnedIn") == nil)
     #expect(
-      refused?.description.contains("SmartFolder: entity removed from the hierarchy of Folder")
-        == true)
-    #expect(try Self.contents(url) == before)
+      (try reader.existingObject(with: plainID).value(forKey: "notes") as? Set<ManagedObject>)?
+        .map(\.objectID) == [noteIDs[0]])
+    #expect(throws: ObjectGraphError.self) {
+      try reader.existingObject(
+        with: ObjectID(
+          storeIdentifier: smartID.storeIdentifier, entityName: "Folder", key: smartID.key))
+    }
+    try migrated.close()
+    #expect(try Self.entityRows(url)["SmartFolder"] == nil)
+    #expect(try !CustomMigrationStageTests.columns(url, "Folder").contains("query"))
+    #expect(try !CustomMigrationStageTests.columns(url, "Note").contains("folder_entity"))
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    defer { connection.close() }
+    #expect(try connection.statement(#"SELECT count(*) FROM "Folder""#).rows() == [[.integer(1)]])
   }
 
   // MARK: Refusing
