@@ -62,6 +62,7 @@ enum MigrationBench {
           key: "migrationRename", what: "renaming an attribute",
           to: renamingAttribute(), sizes: sizes, templates: templates, rounds: rounds, in: folder),
         try toManyRow(items: sizes[sizes.count - 1], rounds: config.quick ? 2 : 4, in: folder),
+        try peakMemoryRow(items: sizes[sizes.count - 1], templates: templates.last!, in: folder),
       ]
     } catch {
       fatalError("graph-bench: the migration rows failed: \(error)")
@@ -113,6 +114,135 @@ enum MigrationBench {
       row.check("vsPlainOpen\(label)", "≤ 2 × a plain open at \(label) rows", ratio, limit: 2)
       row.ours = ratio
     }
+    return row
+  }
+
+  // MARK: Peak memory
+
+  /// Version 2 for a custom stage: a required `label` without a default, filled by the stage
+  /// from `title` and `value`, which it removes.
+  static func labelled() throws -> ObjectModel {
+    try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Item",
+          attributes: [
+            AttributeDescription(name: "label", type: .string, isOptional: false),
+            AttributeDescription(name: "notes", type: .string, isOptional: true),
+          ])
+      ], fetchRequestTemplates: [], version: "2.0.0")
+  }
+
+  /// The custom stage of `labelled()`: five thousand unlabelled items at a time, each batch
+  /// saved (a savepoint) and the context reset, so that memory holds one batch.
+  static let labelling = MigrationStage(
+    to: "2.0.0",
+    migrate: { context in
+      var batch = FetchRequest<ManagedObject>(
+        entityName: "Item", predicate: try FetchPredicate(format: "label == nil"))
+      batch.fetchLimit = 5_000
+      while true {
+        let items = try context.fetch(batch)
+        if items.isEmpty { break }
+        for item in items {
+          let title = try item.value(forKey: "title") as? String ?? ""
+          let value = try item.value(forKey: "value") as? Int ?? 0
+          try item.setValue("\(title) #\(value)", forKey: "label")
+        }
+        try context.save()
+        context.reset()
+      }
+    })
+
+  /// What a child process of graph-bench runs (`--migration-child <kind> <path>`): opens the file
+  /// — migrating it for kind `toMany` or `custom`, plainly for `plainToMany` or `plainCustom` —
+  /// and prints its peak resident set (VmHWM) in bytes.
+  static func child(_ arguments: [String]) -> Never {
+    guard arguments.count == 2 else { fatalError("graph-bench: --migration-child <kind> <path>") }
+    let url = URL(fileURLWithPath: arguments[1])
+    do {
+      var options = SQLiteStore.Options()
+      let model: ObjectModel
+      switch arguments[0] {
+      case "toMany", "plainToMany":
+        model = try owned(toMany: true)
+        if arguments[0] == "toMany" {
+          options.migrationPlan = try MigrationPlan(versions: [owned(toMany: false), model])
+        }
+      case "custom", "plainCustom":
+        model = try labelled()
+        if arguments[0] == "custom" {
+          options.migrationPlan = try MigrationPlan(
+            versions: [version1(), model], stages: [labelling])
+        }
+      default:
+        fatalError("graph-bench: no migration child \(arguments[0])")
+      }
+      let store = try SQLiteStore(url: url, model: model, options: options)
+      precondition(store.metadata["modelVersion"] == "2.0.0", "graph-bench: not migrated")
+      try store.close()
+    } catch {
+      fatalError("graph-bench: the migration child failed: \(error)")
+    }
+    print(MemoryStats.procStatus("VmHWM") ?? -1)
+    exit(0)
+  }
+
+  /// The peak resident set of a child process running `kind` on `url`, in bytes.
+  static func childPeak(_ kind: String, _ url: URL) throws -> Int {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+    process.arguments = ["--migration-child", kind, url.path]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0,
+      let peak = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    else { fatalError("graph-bench: the migration child \(kind) failed") }
+    return peak
+  }
+
+  /// The peak memory a migrating open adds: the VmHWM of a child process running it, minus that
+  /// of a child opening the migrated file plainly, for the to-one → to-many migration and for a
+  /// custom stage that fills a required attribute in batches (target: ≤ 64 MiB each).
+  static func peakMemoryRow(items: Int, templates version1: URL, in folder: URL) throws -> Row {
+    let label = BenchConfig.short(items)
+    var row = Row(
+      key: "migrationPeakMemory",
+      title: "peak memory a migrating open adds at \(label) rows (VmHWM of a child process, "
+        + "minus that of a plain open of the migrated file)",
+      unit: "MiB")
+    guard MemoryStats.procStatus("VmHWM") != nil else {
+      row.status = .pending("no /proc/self/status on this platform: VmHWM is Linux's")
+      return row
+    }
+    let owned = folder.appendingPathComponent("owned-\(items).sqlite")
+    var worst = 0.0
+    for (kind, template, what) in [
+      ("toMany", owned, "to-one → to-many"), ("custom", version1, "custom stage, 5 k a batch"),
+    ] {
+      let url = folder.appendingPathComponent("peak-\(kind).sqlite")
+      remove(url)
+      try FileManager.default.copyItem(at: template, to: url)
+      let migrating = try childPeak(kind, url)
+      let plain = try childPeak("plain" + kind.prefix(1).uppercased() + kind.dropFirst(), url)
+      remove(url)
+      let added = Double(migrating - plain) / 1_048_576
+      worst = max(worst, added)
+      row.figures += [
+        Row.Figure(
+          key: "\(kind)Migrating", label: "\(what): migrating open's VmHWM",
+          value: Double(migrating) / 1_048_576, unit: "MiB"),
+        Row.Figure(
+          key: "\(kind)Plain", label: "\(what): plain open's VmHWM",
+          value: Double(plain) / 1_048_576, unit: "MiB"),
+        Row.Figure(key: "\(kind)Added", label: "\(what): added", value: added, unit: "MiB"),
+      ]
+      row.check("\(kind)Added", "\(what): ≤ 64 MiB more than a plain open", added, limit: 64)
+    }
+    row.ours = worst
     return row
   }
 

@@ -1,6 +1,10 @@
 // graph-bench: the performance targets of DESIGN.md, measured against Swift `@Observable` and a
 // plain class in one run. `--quick` runs small sizes (CI); `--json` prints one JSON object.
 
+// A child process of the migration rows' peak memory figure.
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "--migration-child" {
+  MigrationBench.child(Array(CommandLine.arguments.dropFirst(2)))
+}
 let config = BenchConfig(arguments: CommandLine.arguments)
 let machine = Machine.current()
 

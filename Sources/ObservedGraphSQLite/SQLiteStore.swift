@@ -192,6 +192,10 @@ public final class SQLiteStore: PersistentStore {
         // Read back before the commit: a file whose damage shows only now is left as it was.
         return try readMetadata()
       }
+      // A migration ran with a smaller cache (see `SQLiteStoreFile`). Past the open's
+      // transaction: no failure is injected here.
+      connection.failingStep = nil
+      try connection.execute("PRAGMA cache_size = -\(Self.pageCacheKibibytes(options))")
     } catch {
       connection.close()
       throw error

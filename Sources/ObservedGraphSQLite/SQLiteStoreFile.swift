@@ -302,6 +302,11 @@ final class SQLiteStoreFile {
     case .recordVersion:
       break
     case .migrate(let stages):
+      // A migration rewrites tables and sorts new indexes, and SQLite's sorter keeps as much in
+      // memory as the page cache holds: with a cache of at most 16 MiB, the two stay within
+      // 32 MiB (Docs/Performance.md, "Migrating opens"). The store sets its own cache again
+      // once the open's transaction ends, after it made the indexes the migration dropped.
+      try connection.execute("PRAGMA cache_size = -\(Self.migrationCacheKibibytes)")
       for (index, stage) in stages.enumerated() {
         try stage.carryOut(
           on: connection, path: path, identifier: identifier,
@@ -317,6 +322,9 @@ final class SQLiteStoreFile {
     }
     try writeModel(model, connection)
   }
+
+  /// The page cache, in KiB, a migration runs with.
+  static let migrationCacheKibibytes = 16 * 1024
 
   /// The store identifier the metadata names.
   private static func identifier(_ metadata: [String: String], path: String) throws -> UUID {
