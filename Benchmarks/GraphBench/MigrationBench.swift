@@ -199,7 +199,8 @@ enum MigrationBench {
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0,
-      let peak = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+      let peak = Int(
+        String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     else { fatalError("graph-bench: the migration child \(kind) failed") }
     return peak
   }

@@ -1013,16 +1013,21 @@ final class RenamedShelf: ManagedObject {
     }
 
     /// The options of a migrating open from version 1 to 3 that call `each` after every
-    /// statement the store runs from the migration's transaction on, with its SQL.
-    static func tracedOptions(_ each: @escaping @Sendable (String) -> Void) throws
-      -> SQLiteStore.Options
-    {
+    /// statement the store runs from the migration's transaction on, with its SQL; with
+    /// `upgrading`, the file's format is upgraded in the same open (``format2``).
+    static func tracedOptions(
+      upgrading: Bool = false, _ each: @escaping @Sendable (String) -> Void
+    ) throws -> SQLiteStore.Options {
       var options = Self.options(try MigrationPlan(versions: [Self.v1(), Self.v2(), Self.v3()]))
+      if upgrading { options.fileLayout = format2 }
       options.sqlTrace = { each($0.sql) }
       return options
     }
 
-    @Test func aProcessKilledAfterAnyStatementOfAMigrationLeavesTheOldFileOrTheNewOne() async throws
+    /// Without and with an upgrade of the file's format in the same open.
+    @Test(arguments: [false, true])
+    func aProcessKilledAfterAnyStatementOfAMigrationLeavesTheOldFileOrTheNewOne(upgrading: Bool)
+      async throws
     {
       let folder = try SQLiteConnectionTests.Folder()
       let base = folder.url.appendingPathComponent("base.sqlite")
@@ -1035,7 +1040,7 @@ final class RenamedShelf: ManagedObject {
       let model = try Self.v3()
       try SQLiteStore(
         url: counted, model: model,
-        options: Self.tracedOptions { sql in
+        options: Self.tracedOptions(upgrading: upgrading) { sql in
           counter.count += 1
           if sql == "COMMIT" { counter.commit = counter.count }
         }
@@ -1048,11 +1053,11 @@ final class RenamedShelf: ManagedObject {
         try FileManager.default.copyItem(at: base, to: url)
         let path = url.path
         await #expect(processExitsWith: .signal(SIGKILL), "statement \(statement)") {
-          [path = path as String, statement = statement as Int] in
+          [path = path as String, statement = statement as Int, upgrading = upgrading as Bool] in
           let count = StatementCounter()
           _ = try SQLiteStore(
             url: URL(fileURLWithPath: path), model: try MigrationTests.v3(),
-            options: MigrationTests.tracedOptions { _ in
+            options: MigrationTests.tracedOptions(upgrading: upgrading) { _ in
               count.count += 1
               if count.count == statement { kill(getpid(), SIGKILL) }
             })
@@ -1067,8 +1072,10 @@ final class RenamedShelf: ManagedObject {
         let check = try SQLiteConnection(path: path, create: false)
         #expect(try check.statement("PRAGMA integrity_check").rows() == [[.text("ok")]])
         check.close()
-        let reopened = try SQLiteStore(url: url, model: model, options: Self.tracedOptions { _ in })
+        let reopened = try SQLiteStore(
+          url: url, model: model, options: Self.tracedOptions(upgrading: upgrading) { _ in })
         #expect(reopened.metadata["modelVersion"] == "3.0.0")
+        #expect(reopened.metadata["format"] == (upgrading ? "2" : "1"))
         try reopened.close()
       }
     }
