@@ -301,6 +301,63 @@ import Testing
     #expect(failed > 20, "\(failed)")
   }
 
+  #if os(Linux) || os(macOS)
+    /// The options of a migrating open with the splitting stage that call `each` after every
+    /// statement the store runs, with its SQL.
+    static func tracedOptions(_ each: @escaping @Sendable (String) -> Void) throws
+      -> SQLiteStore.Options
+    {
+      var options = Self.options(
+        try MigrationPlan(
+          versions: [Self.v1(), Self.v2()],
+          stages: [MigrationStage(to: "2.0.0", migrate: Self.splitting(batch: 2))]))
+      options.sqlTrace = { each($0.sql) }
+      return options
+    }
+
+    /// A process killed after any statement of a custom stage — its own, or its context's
+    /// fetches, loads and savepoints — leaves version 1 as it was, or version 2 once committed.
+    @Test func aProcessKilledAfterAnyStatementOfACustomStageLeavesTheOldFileOrTheNewOne()
+      async throws
+    {
+      let folder = try SQLiteConnectionTests.Folder()
+      let base = folder.url.appendingPathComponent("base.sqlite")
+      _ = try Self.version1File(at: base)
+      let before = try MigrationTests.contents(base)
+      let counted = folder.url.appendingPathComponent("counted.sqlite")
+      try FileManager.default.copyItem(at: base, to: counted)
+      let counter = MigrationTests.StatementCounter()
+      try SQLiteStore(
+        url: counted, model: Self.v2(),
+        options: Self.tracedOptions { sql in
+          counter.count += 1
+          if sql == "COMMIT" { counter.commit = counter.count }
+        }
+      ).close()
+      let after = try MigrationTests.contents(counted)
+      #expect(counter.commit > 20 && counter.commit < counter.count)
+      for statement in 1...counter.count {
+        let url = folder.url.appendingPathComponent("killed-\(statement).sqlite")
+        try FileManager.default.copyItem(at: base, to: url)
+        await #expect(processExitsWith: .signal(SIGKILL), "statement \(statement)") {
+          [path = url.path as String, statement = statement as Int] in
+          let count = MigrationTests.StatementCounter()
+          _ = try SQLiteStore(
+            url: URL(fileURLWithPath: path), model: try CustomMigrationStageTests.v2(),
+            options: CustomMigrationStageTests.tracedOptions { _ in
+              count.count += 1
+              if count.count == statement { kill(getpid(), SIGKILL) }
+            })
+        }
+        let contents = try MigrationTests.contents(url).filter { !$0.contains("nextKey") }
+        let expected = statement < counter.commit ? before : after
+        #expect(
+          contents == expected.filter { !$0.contains("nextKey") },
+          "killed after statement \(statement)")
+      }
+    }
+  #endif
+
   @Test func withoutMigrateANewRequiredValueIsStillRefused() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("people.sqlite")
