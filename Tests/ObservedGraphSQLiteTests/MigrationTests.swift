@@ -157,6 +157,19 @@ final class RenamedShelf: ManagedObject {
     return options
   }
 
+  /// The refusals `body` throws (`migrationNotInferred`), each as "Entity.property: change";
+  /// nil when it throws something else or nothing.
+  static func refusals(_ body: () throws -> Any) -> [String]? {
+    do {
+      _ = try body()
+      return nil
+    } catch SQLiteStoreOpenError.migrationNotInferred(_, let refusals) {
+      return refusals.map { "\($0.entity).\($0.property ?? ""): \($0.change)" }
+    } catch {
+      return nil
+    }
+  }
+
   /// Every table's rows and the schema's SQL, to compare a file before and after.
   static func contents(_ url: URL) throws -> [String] {
     let connection = try SQLiteConnection(path: url.path, create: false)
