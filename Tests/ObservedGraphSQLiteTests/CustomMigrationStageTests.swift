@@ -182,6 +182,51 @@ import Testing
     #expect(log.lines.count == 11, "opened again: nothing to migrate, no stage runs")
   }
 
+  /// A stage removes duplicates (people of the same first name, the later keys go) before it
+  /// fills the names: the deleted objects' rows are gone, the others kept.
+  @Test func aStageDeletesDuplicatesBeforeFillingTheRest() throws {
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("people.sqlite")
+    let store = try SQLiteStore(url: url, model: Self.v1())
+    let context = PersistentContainer(store: store).viewContext
+    let people = try ["Ada", "Grace", "Ada", "Alan", "Grace"].map { name in
+      let person = try context.insertObject(forEntityName: "Person")
+      try person.setValue(name, forKey: "firstName")
+      return person
+    }
+    try context.save()
+    let ids = people.map(\.objectID)
+    try store.close()
+    let plan = try MigrationPlan(
+      versions: [Self.v1(), Self.v2()],
+      stages: [
+        MigrationStage(
+          to: "2.0.0",
+          migrate: { context in
+            var seen: Set<String> = []
+            let everyone = try context.fetch(
+              FetchRequest<ManagedObject>(entityName: "Person")
+            ).sorted { $0.objectID.key < $1.objectID.key }
+            for person in everyone {
+              let name = try person.value(forKey: "firstName") as? String ?? ""
+              if seen.insert(name).inserted {
+                try person.setValue(name, forKey: "fullName")
+              } else {
+                try context.delete(person)
+              }
+            }
+            try context.save()
+          })
+      ])
+    let migrated = try SQLiteStore(url: url, model: plan.currentModel, options: Self.options(plan))
+    let reader = PersistentContainer(store: migrated).viewContext
+    let left = try reader.fetch(
+      FetchRequest<ManagedObject>(entityName: "Person", sortDescriptors: [FetchSort("fullName")]))
+    #expect(left.map(\.objectID) == [ids[0], ids[3], ids[1]])
+    #expect(
+      try left.map { try $0.value(forKey: "fullName") as? String } == ["Ada", "Alan", "Grace"])
+  }
+
   @Test func batchesSaveThroughSavepointsAndResetLeavesNothingRegistered() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("people.sqlite")
