@@ -11,7 +11,7 @@ import ObservedGraph
 /// widening a number (``widens(_:to:)``), an index no longer wanted, moving one up or down its
 /// hierarchy (``movedAttribute(_:_:)``); adding an entity (a new hierarchy, or under an existing
 /// entity), removing a whole hierarchy (its table and its objects go) or an entity under one
-/// that stays (its objects go, ``removals(under:_:)``), renaming one
+/// that stays (its objects go, ``removals(under:_:_:)``), renaming one
 /// (``EntityDescription/originalName``: its table and its id kept); adding an optional
 /// relationship (existing objects have none), removing one (its column or join table goes),
 /// renaming one (``RelationshipDescription/originalName``), turning a to-one into a to-many or
@@ -127,7 +127,8 @@ struct SQLiteMigrationStage {
     let stored = { (table: SQLiteSchema.Table) in
       !table.name.hasPrefix("og_") || table.name.hasPrefix("og_join_")
     }
-    steps += moves.checks
+    let removals = removals(under: before, after, relationships)
+    steps += moves.checks + removals.checks
     let kept = before.tables.filter { stored($0) && laterTable[$0.name] != nil }
     let dropped = before.tables.filter { stored($0) && laterTable[$0.name] == nil }
     let earlierTable = Dictionary(uniqueKeysWithValues: laterTable.map { ($1, $0) })
@@ -176,7 +177,7 @@ struct SQLiteMigrationStage {
     }
     steps += moves.intoColumns
     steps += fills
-    steps += removals(under: before, after)
+    steps += removals.steps
     for (new, old) in earlierEntity.sorted(by: { $0.key < $1.key }) where new != old {
       steps.append(
         .run(
@@ -269,7 +270,7 @@ struct SQLiteMigrationStage {
   /// Entities added and removed are inferred when no existing object changes entity: a new
   /// entity (of a new hierarchy or under an existing entity) starts empty, a removed hierarchy
   /// takes its table with it, and a removed entity under one that stays its objects
-  /// (``removals(under:_:)``). An entity kept (renamed or not) must keep its parent and
+  /// (``removals(under:_:_:)``). An entity kept (renamed or not) must keep its parent and
   /// abstractness.
   private mutating func checkEntities() {
     for (name, earlier) in earlierEntity.sorted(by: { $0.key < $1.key }) {
@@ -291,9 +292,14 @@ struct SQLiteMigrationStage {
   /// the relationships that may hold them let go: a to-one whose destination is an ancestor of
   /// theirs is emptied where it names one (refused when it is required), and their join-table
   /// rows go, on either side. Keys are unique in a store, so a key of theirs names no other
-  /// object. Run after the renames: the statements use the new names.
-  private func removals(under before: SQLiteSchema, _ after: SQLiteSchema) -> [Step] {
+  /// object. The checks run first, on the file as it is; the steps after the renames, with the
+  /// new names. `earlierNames` gives each kept relationship's previous name.
+  private func removals(
+    under before: SQLiteSchema, _ after: SQLiteSchema,
+    _ earlierNames: [String: [String: String]]
+  ) -> (checks: [Step], steps: [Step]) {
     let quoted = SQLiteSchema.quoted
+    var checks: [Step] = []
     var steps: [Step] = []
     for removed in source.entities.sorted(by: { $0.name < $1.name })
     where laterEntity[removed.name] == nil
@@ -315,10 +321,15 @@ struct SQLiteMigrationStage {
           let holds = ancestors.contains(relationship.destination)
           switch after.places[entity.name]?[relationship.name] {
           case .column(let other, let column)? where holds:
-            if !relationship.isOptional {
-              steps.append(
+            // A required to-one kept from the previous version (a new one names no object).
+            if !relationship.isOptional, let oldEntity = earlierEntity[entity.name],
+              let oldName = earlierNames[entity.name]?[relationship.name],
+              case .column(let oldOther, let oldColumn)? = before.places[oldEntity]?[oldName]
+            {
+              checks.append(
                 .refuseIf(
-                  "SELECT 1 FROM \(quoted(other)) WHERE \(quoted(column)) IN \(keys) LIMIT 1",
+                  "SELECT 1 FROM \(quoted(oldOther)) WHERE \(quoted(oldColumn)) IN (SELECT "
+                    + "\"og_pk\" FROM \(quoted(oldTable)) WHERE \"og_entity\" IN (\(ids))) LIMIT 1",
                   MigrationRefusal(
                     from: source.version, to: destination.version, entity: entity.name,
                     property: relationship.name,
@@ -350,7 +361,7 @@ struct SQLiteMigrationStage {
         .touching(
           oldTable, .execute("DELETE FROM \(quoted(table)) WHERE \"og_entity\" IN (\(ids))")))
     }
-    return steps
+    return (checks, steps)
   }
 
   /// Matches the attributes an entity declares with those of its previous version: renamed,

@@ -354,6 +354,9 @@ import Testing
         try SQLiteStore(url: url, model: plan.currentModel, options: MigrationTests.options(plan))
       }
         == ["Note.home: relates objects of SmartFolder, which is removed"])
+    #expect(
+      MigrationTests.refusals { try plan.validate(against: url) }
+        == ["Note.home: relates objects of SmartFolder, which is removed"], "the dry run sees it")
     #expect(try MigrationTests.contents(url) == before)
   }
 }
