@@ -14,7 +14,8 @@ import ObservedGraph
 /// that stays (its objects go, ``removals(under:_:_:)``), renaming one
 /// (``EntityDescription/originalName``: its table and its id kept); adding an optional
 /// relationship (existing objects have none), removing one (its column or join table goes),
-/// renaming one (``RelationshipDescription/originalName``), turning a to-one into a to-many or
+/// renaming one (``RelationshipDescription/originalName``), moving one up or down its hierarchy
+/// (`findMovedRelationships()`, `cleared(_:of:_:)`), turning a to-one into a to-many or
 /// back while its inverse is a to-many or a to-one (``reshape``), a to-many made ordered (its
 /// order column filled in key order, ``numbering(_:order:by:key:where:)``) or unordered. An
 /// entity kept must keep its parent, and a relationship kept its shape. Columns are matched by
@@ -76,6 +77,11 @@ struct SQLiteMigrationStage {
   /// The attributes the stage moves within their hierarchy, as "Entity.name" of the previous
   /// version: each moves to one entity.
   private var movedAttributes: Set<String> = []
+  /// The relationships the stage moves within their hierarchy: by "Entity.name" of the new
+  /// version, the entity that declared it and its name in the previous version.
+  private(set) var movedRelationships: [String: (owner: String, name: String)] = [:]
+  /// The same, by "Entity.name" of the previous version: the entity that declares it now.
+  private var movedTo: [String: String] = [:]
   /// The name each table of the previous version has between ``steps`` and ``drops``, when it
   /// is not its previous name: its new name, or a temporary one for a table the stage drops
   /// whose name a kept or new table takes.
@@ -113,6 +119,7 @@ struct SQLiteMigrationStage {
     var defaults: [String: [String: SQLiteValue]] = [:]  // new table → new column → value
     var fills: [Step] = []
     var moves = Moves()
+    findMovedRelationships()
     let relationships = earlierRelationships()
     for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
       // A new entity has no objects: its columns and tables are added empty.
@@ -241,7 +248,32 @@ struct SQLiteMigrationStage {
         destination.entity(named: new)!.relationships.map { ($0.name, $0.originalName) },
         in: Set(source.entity(named: old)!.relationships.map(\.name)))
     }
+    for (key, moved) in movedRelationships {
+      let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+      names[parts[0], default: [:]][parts[1]] = moved.name
+    }
     return names
+  }
+
+  /// Finds the relationships a kept entity declares that its previous version did not, but an
+  /// ancestor or a descendant of it did (under the relationship's original name): relationships
+  /// moved up or down their hierarchy. One that several such entities declared is not moved.
+  private mutating func findMovedRelationships() {
+    for (new, earlier) in earlierEntity.sorted(by: { $0.key < $1.key }) {
+      let old = source.entity(named: earlier)!
+      let names = Set(old.relationships.map(\.name))
+      for relationship in destination.entity(named: new)!.relationships {
+        let name = relationship.originalName ?? relationship.name
+        guard !names.contains(name), !names.contains(relationship.name) else { continue }
+        let owners = source.entities.filter { other in
+          (Self.isUnder(other, old) || Self.isUnder(old, other))
+            && other.relationships.contains { $0.name == name }
+        }
+        guard owners.count == 1, movedTo["\(owners[0].name).\(name)"] == nil else { continue }
+        movedRelationships["\(new).\(relationship.name)"] = (owners[0].name, name)
+        movedTo["\(owners[0].name).\(name)"] = new
+      }
+    }
   }
 
   /// Renames the kept tables whose names change, through temporary names when a new name is one
@@ -543,8 +575,11 @@ struct SQLiteMigrationStage {
   ) {
     let names = earlierNames[entity.name] ?? [:]
     for relationship in entity.relationships {
+      // The entity that declared it: its own previous version, or the one it moved from.
+      let moved = movedRelationships["\(entity.name).\(relationship.name)"]
+      let owner = moved.flatMap { source.entity(named: $0.owner) } ?? old
       guard let earlierName = names[relationship.name],
-        let was = old.relationships.first(where: { $0.name == earlierName })
+        let was = owner.relationships.first(where: { $0.name == earlierName })
       else {
         let name = relationship.originalName ?? relationship.name
         if let owner = source.entities.first(where: { other in
@@ -552,9 +587,10 @@ struct SQLiteMigrationStage {
             && other.relationships.contains { $0.name == name }
         }) {
           refuse(
-            entity.name, relationship.name, "moved from \(owner.name)",
-            needs: "a migration this version does not infer yet (relationships moved within a "
-              + "hierarchy)")
+            entity.name, relationship.name,
+            "moved from \(owner.name), as several entities of "
+              + "the hierarchy declared it",
+            needs: "a migration this version does not infer yet")
           continue
         }
         let required =
@@ -578,7 +614,7 @@ struct SQLiteMigrationStage {
         && line(reordered, renamingTo: earlierNames) == nowLine
       if wasLine != nowLine, !orderChanges,
         reshape(
-          entity, relationship, was: was, old, before, after, renamingTo: earlierNames,
+          entity, relationship, was: was, owner, before, after, renamingTo: earlierNames,
           moves: &moves)
       {
         continue
@@ -589,18 +625,33 @@ struct SQLiteMigrationStage {
           needs: "a migration this version does not infer yet (relationship changes)")
         continue
       }
+      if moved != nil, Self.isUnder(old, owner) {
+        fills += cleared(relationship, of: entity, after)
+      }
       switch (
-        before.places[old.name]?[earlierName], after.places[entity.name]?[relationship.name]
+        before.places[owner.name]?[earlierName], after.places[entity.name]?[relationship.name]
       ) {
-      case (.column(let table, let oldColumn)?, .column(_, let newColumn)?):
+      case (.column(let table, let oldColumn)?, .column(let newTable, let newColumn)?):
         renamed[table, default: [:]][oldColumn] = newColumn
         // A to-one whose destination gains its first sub-entity gets the entity column beside
         // it, empty: the store reads an empty one as the destination itself, which is what every
-        // reference made before the stage is.
-        if let oldEntity = before.entityColumns["\(table).\(oldColumn)"],
-          let newEntity = after.entityColumns["\(laterTable[table] ?? table).\(newColumn)"]
-        {
+        // reference made before the stage is — unless the destination moved up its hierarchy
+        // (the inverse of a relationship moved up): then it is filled from the objects' rows.
+        let newEntity = after.entityColumns["\(newTable).\(newColumn)"]
+        if let oldEntity = before.entityColumns["\(table).\(oldColumn)"], let newEntity {
           renamed[table, default: [:]][oldEntity] = newEntity
+        } else if let newEntity, laterEntity[was.destination] != relationship.destination,
+          let target = after.tableOfEntity[relationship.destination]
+        {
+          let quoted = SQLiteSchema.quoted
+          fills.append(
+            .touching(
+              table,
+              .execute(
+                "UPDATE \(quoted(newTable)) SET \(quoted(newEntity)) = (SELECT \"og_entity\" FROM "
+                  + "\(quoted(target)) WHERE \(quoted(target)).\"og_pk\" = "
+                  + "\(quoted(newTable)).\(quoted(newColumn))) WHERE \(quoted(newColumn)) IS NOT NULL"
+              )))
         }
       case (
         .inverseColumn(let table, let oldColumn, let oldOrder)?,
@@ -634,6 +685,45 @@ struct SQLiteMigrationStage {
         break
       }
     }
+  }
+
+  /// The statements that let go of what a relationship moved down its hierarchy no longer
+  /// reaches: its values on the objects outside `entity`'s hierarchy, and what names those
+  /// objects through it (a one-to-one's other column, the column of a to-many's members, the
+  /// join-table rows they own). With the new names: run after the renames.
+  private func cleared(
+    _ relationship: RelationshipDescription, of entity: EntityDescription, _ after: SQLiteSchema
+  ) -> [Step] {
+    let quoted = SQLiteSchema.quoted
+    let table = after.tableOfEntity[entity.name]!
+    let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init).joined(separator: ", ")
+    let outside = "(SELECT \"og_pk\" FROM \(quoted(table)) WHERE \"og_entity\" NOT IN (\(ids)))"
+    var steps: [Step] = []
+    func clear(_ table: String, _ column: String, where condition: String) {
+      let entityColumn = after.entityColumns["\(table).\(column)"].map { ", \(quoted($0)) = NULL" }
+      steps.append(
+        .execute(
+          "UPDATE \(quoted(table)) SET \(quoted(column)) = NULL\(entityColumn ?? "") WHERE "
+            + condition))
+    }
+    switch after.places[entity.name]?[relationship.name] {
+    case .column(let table, let column)?:
+      clear(table, column, where: "\(quoted(column)) IS NOT NULL AND \"og_entity\" NOT IN (\(ids))")
+      if case .named(let name)? = relationship.inverse,
+        let inverse = destination.entity(named: relationship.destination)?.allRelationships
+          .first(where: { $0.name == name }), !inverse.isToMany,
+        case .column(let other, let otherColumn)? = after.places[relationship.destination]?[name]
+      {
+        clear(other, otherColumn, where: "\(quoted(otherColumn)) IN \(outside)")
+      }
+    case .inverseColumn(let table, let column, _)?:
+      clear(table, column, where: "\(quoted(column)) IN \(outside)")
+    case .join(let join, let owner, _, _)?:
+      steps.append(.execute("DELETE FROM \(quoted(join)) WHERE \(quoted(owner)) IN \(outside)"))
+    case .notStored?, nil:
+      break
+    }
+    return steps
   }
 
   /// The statement that gives each row of `table` its position (from 0) among the rows with
@@ -767,7 +857,16 @@ struct SQLiteMigrationStage {
     _ relationship: RelationshipDescription, renamingTo earlierNames: [String: [String: String]]
   ) -> String {
     var renamed = relationship
-    let destination = laterEntity[relationship.destination]
+    var destination = laterEntity[relationship.destination]
+    // The inverse of a relationship moved within its hierarchy points at the entity it moved to.
+    if case .named(let inverse)? = relationship.inverse,
+      let owner = source.entity(named: relationship.destination).flatMap({
+        SQLiteMigrationStage.declaring(inverse, from: $0)
+      }),
+      let moved = movedTo["\(owner.name).\(inverse)"]
+    {
+      destination = moved
+    }
     renamed.destination = destination ?? "(removed) \(relationship.destination)"
     if case .named(let inverse)? = relationship.inverse {
       let later = destination.flatMap { earlierNames[$0]?.first { $0.value == inverse }?.key }

@@ -295,25 +295,101 @@ import Testing
       "a plain entry's value is gone from the file")
   }
 
-  @Test func aRelationshipMovedWithinItsHierarchyIsRefused() throws {
-    func model(_ version: ModelVersion, onParent: Bool) throws -> ObjectModel {
-      let next = RelationshipDescription(name: "next", destination: "Entry", inverse: .noInverse)
-      return try ObjectModel(
-        entities: [
-          EntityDescription(name: "Entry", relationships: onParent ? [next] : []),
-          EntityDescription(
-            name: "DatedEntry", parent: "Entry", relationships: onParent ? [] : [next]),
-        ], fetchRequestTemplates: [], version: version)
-    }
+  /// Relationships of a dated entry: a tag (to-one, its inverse a to-many of the tag's), labels
+  /// (to-many, its inverse a to-one of the label's) and `next` (no inverse). Version 2 moves them
+  /// up into `Entry`, version 3 back down.
+  static func tagged(_ version: Int) throws -> ObjectModel {
+    let onEntry = version == 2
+    let owner = onEntry ? "Entry" : "DatedEntry"
+    let relationships = [
+      RelationshipDescription(name: "tag", destination: "Tag", inverse: "entries"),
+      RelationshipDescription(name: "labels", destination: "Label", inverse: "owner", toMany: true),
+      RelationshipDescription(name: "next", destination: "Entry", inverse: .noInverse),
+    ]
+    return try ObjectModel(
+      entities: [
+        EntityDescription(name: "Entry", relationships: onEntry ? relationships : []),
+        EntityDescription(
+          name: "DatedEntry", parent: "Entry", relationships: onEntry ? [] : relationships),
+        EntityDescription(
+          name: "Tag",
+          relationships: [
+            RelationshipDescription(
+              name: "entries", destination: owner, inverse: "tag", toMany: true)
+          ]),
+        EntityDescription(
+          name: "Label",
+          relationships: [
+            RelationshipDescription(name: "owner", destination: owner, inverse: "labels")
+          ]),
+      ], fetchRequestTemplates: [], version: ModelVersion("\(version).0.0")!)
+  }
+
+  @Test func relationshipsMoveUpAndDownTheirHierarchyWithTheirObjects() throws {
     let folder = try SQLiteConnectionTests.Folder()
     let url = folder.url.appendingPathComponent("journal.sqlite")
-    try SQLiteStore(url: url, model: model("1.0.0", onParent: false)).close()
-    let plan = try MigrationPlan(versions: [
-      model("1.0.0", onParent: false), model("2.0.0", onParent: true),
-    ])
+    let store = try SQLiteStore(url: url, model: Self.tagged(1))
+    let context = PersistentContainer(store: store).viewContext
+    let plain = try context.insertObject(forEntityName: "Entry")
+    let dated = try context.insertObject(forEntityName: "DatedEntry")
+    let tag = try context.insertObject(forEntityName: "Tag")
+    let label = try context.insertObject(forEntityName: "Label")
+    try dated.setValue(tag, forKey: "tag")
+    try dated.setValue(Set([label]), forKey: "labels")
+    try dated.setValue(plain, forKey: "next")
+    try context.save()
+    let (plainID, datedID, tagID, labelID) = (
+      plain.objectID, dated.objectID, tag.objectID, label.objectID
+    )
+    try store.close()
+
+    let up = try MigrationPlan(versions: [Self.tagged(1), Self.tagged(2)])
+    #expect(try up.validate(against: url) == ["2.0.0"])
+    let movedUp = try SQLiteStore(
+      url: url, model: up.currentModel, options: MigrationTests.options(up))
+    var reader = PersistentContainer(store: movedUp).viewContext
+    func object(_ id: ObjectID, _ key: String) throws -> ManagedObject? {
+      try reader.existingObject(with: id).value(forKey: key) as? ManagedObject
+    }
+    func members(_ id: ObjectID, _ key: String) throws -> Set<ObjectID>? {
+      (try reader.existingObject(with: id).value(forKey: key) as? Set<ManagedObject>)
+        .map { Set($0.map(\.objectID)) }
+    }
+    #expect(try object(datedID, "tag")?.objectID == tagID)
+    #expect(try object(datedID, "next")?.objectID == plainID)
+    #expect(try members(tagID, "entries") == [datedID])
+    #expect(try members(datedID, "labels") == [labelID])
+    // The label's owner now names an entry of any entity: it knows this one is a dated entry.
+    #expect(try object(labelID, "owner").map { $0.entity.name } == "DatedEntry")
+    // A plain entry takes a tag, a label and a next entry too.
+    let other = try reader.existingObject(with: labelID)
+    try reader.existingObject(with: plainID).setValue(
+      reader.existingObject(with: tagID), forKey: "tag")
+    let second = try reader.insertObject(forEntityName: "Label")
+    try second.setValue(reader.existingObject(with: plainID), forKey: "owner")
+    try reader.existingObject(with: plainID).setValue(
+      reader.existingObject(with: datedID), forKey: "next")
+    try reader.save()
+    _ = other
+    let secondID = second.objectID
+    try movedUp.close()
+
+    let down = try MigrationPlan(versions: [Self.tagged(1), Self.tagged(2), Self.tagged(3)])
+    let movedDown = try SQLiteStore(
+      url: url, model: down.currentModel, options: MigrationTests.options(down))
+    reader = PersistentContainer(store: movedDown).viewContext
+    #expect(try object(datedID, "tag")?.objectID == tagID)
+    #expect(try members(tagID, "entries") == [datedID], "the plain entry's tag is gone")
+    #expect(try members(datedID, "labels") == [labelID])
+    #expect(try object(secondID, "owner") == nil, "a label of a plain entry has no owner")
+    #expect(try object(datedID, "next")?.objectID == plainID)
+    #expect(try reader.existingObject(with: plainID).entity.propertyNames.isEmpty)
+    try movedDown.close()
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    defer { connection.close() }
     #expect(
-      MigrationTests.refusals { try plan.validate(against: url) }
-        == ["Entry.next: moved from DatedEntry"])
+      try connection.statement(#"SELECT "og_pk" FROM "Entry" WHERE "next" IS NOT NULL"#).rows()
+        == [[.integer(datedID.key)]], "the plain entry's next is gone from the file")
   }
 
   /// A required to-one that names an object of an entity removed from under one that stays
