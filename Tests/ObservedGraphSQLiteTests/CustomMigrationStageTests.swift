@@ -522,6 +522,56 @@ import Testing
     #expect(try Self.columns(url, "Person") == ["og_pk", "og_entity", "name", "tag"])
   }
 
+  /// A stage whose version renames the entity and an attribute: `migrate` sees the new names,
+  /// with the values the file held under the old ones, and fills a new required attribute.
+  @Test func aStageSeesRenamedEntitiesAndAttributesUnderTheirNewNames() throws {
+    let v1 = try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Folder",
+          attributes: [AttributeDescription(name: "name", type: .string, defaultValue: "")])
+      ], fetchRequestTemplates: [], version: "1.0.0")
+    let v2 = try ObjectModel(
+      entities: [
+        EntityDescription(
+          name: "Notebook",
+          attributes: [
+            AttributeDescription(
+              name: "title", type: .string, defaultValue: "", originalName: "name"),
+            AttributeDescription(name: "slug", type: .string, isOptional: false),
+          ], originalName: "Folder")
+      ], fetchRequestTemplates: [], version: "2.0.0")
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("notebooks.sqlite")
+    let store = try SQLiteStore(url: url, model: v1)
+    let context = PersistentContainer(store: store).viewContext
+    let inbox = try context.insertObject(forEntityName: "Folder")
+    try inbox.setValue("My Inbox", forKey: "name")
+    try context.save()
+    let key = inbox.objectID.key
+    try store.close()
+    let plan = try MigrationPlan(
+      versions: [v1, v2],
+      stages: [
+        MigrationStage(
+          to: "2.0.0",
+          migrate: { context in
+            for notebook in try context.fetch(FetchRequest<ManagedObject>(entityName: "Notebook")) {
+              let title = try notebook.value(forKey: "title") as? String ?? ""
+              try notebook.setValue(
+                title.lowercased().replacingOccurrences(of: " ", with: "-"), forKey: "slug")
+            }
+            try context.save()
+          })
+      ])
+    let migrated = try SQLiteStore(url: url, model: v2, options: Self.options(plan))
+    let reader = PersistentContainer(store: migrated).viewContext
+    let notebook = try reader.existingObject(
+      with: ObjectID(storeIdentifier: migrated.identifier, entityName: "Notebook", key: key))
+    #expect(try notebook.value(forKey: "title") as? String == "My Inbox")
+    #expect(try notebook.value(forKey: "slug") as? String == "my-inbox")
+  }
+
   // MARK: Plans
 
   @Test func aPlanRefusesAStageToTheFirstVersionAnUnlistedOneOrTwoToOne() throws {
