@@ -8,7 +8,8 @@ extension SQLiteMigrationStage {
   /// removes, with their stored properties. Objects are generic (`ManagedObject`).
   ///
   /// What the union leaves out: a removed property whose name the new version gives a property
-  /// of the same hierarchy, a removed entity of a hierarchy one of whose names the new version
+  /// of the same hierarchy (an attribute the stage's `previousNames` names is there under that
+  /// name), a removed entity of a hierarchy one of whose names the new version
   /// gives an entity, a removed relationship to an entity left out. A removed property is
   /// optional in the union, and a removed relationship nullifies on delete and keeps its inverse
   /// only when the union has it. Returns nil, refused, when the union is no valid model.
@@ -30,6 +31,8 @@ extension SQLiteMigrationStage {
     let keptRelationships = earlierRelationships().mapValues { Set($0.values) }
 
     var attributes: [String: [AttributeDescription]] = [:]  // by union entity
+    // The previous names of attributes the union has under a stage's previous name.
+    var aliases: [String: [String: String]] = [:]
     // The removed relationships the union has, with their earlier entity's name.
     var removed: [(entity: String, relationship: RelationshipDescription)] = []
     for old in source.entities {
@@ -37,10 +40,20 @@ extension SQLiteMigrationStage {
       let taken =
         destination.entity(named: name).map { namesOfHierarchy[Self.root(of: $0).name] ?? [] }
         ?? []
-      attributes[name] = old.attributes.filter {
-        !$0.isTransient && !taken.contains($0.name)
-          && !(keptAttributes[name]?.contains($0.name) ?? false)
-      }.map { AttributeDescription(name: $0.name, type: $0.type, isOptional: true) }
+      attributes[name] = old.attributes.compactMap { attribute in
+        guard !attribute.isTransient, !(keptAttributes[name]?.contains(attribute.name) ?? false)
+        else { return nil }
+        // A name the new version takes: readable under the stage's previous name, if any.
+        var union = attribute.name
+        if taken.contains(attribute.name) {
+          guard let alias = custom?.previousNames["\(name).\(attribute.name)"],
+            !taken.contains(alias)
+          else { return nil }
+          aliases[name, default: [:]][alias] = attribute.name
+          union = alias
+        }
+        return AttributeDescription(name: union, type: attribute.type, isOptional: true)
+      }
       for relationship in old.relationships
       where !taken.contains(relationship.name)
         && !(keptRelationships[name]?.contains(relationship.name) ?? false)
@@ -100,7 +113,9 @@ extension SQLiteMigrationStage {
       let retired = before.renamed(tables: duringTable, columns: duringColumn)
       return (
         model,
-        SQLiteSchema(union: model, after: after, retired: retired, earlierEntity: earlierEntity)
+        SQLiteSchema(
+          union: model, after: after, retired: retired, earlierEntity: earlierEntity,
+          aliases: aliases)
       )
     } catch {
       refuseUnion(because: error)

@@ -431,11 +431,19 @@ struct SQLiteMigrationStage {
         continue
       }
       if earlier.type != attribute.type && !Self.widens(earlier.type, to: attribute.type) {
+        // A custom stage converts the values: the attribute is a new one, and the previous one
+        // is removed (`migrate` reads it under a name of the stage's `previousNames`).
+        if custom?.migrate != nil, owner.name == old.name {
+          keptAttributes[entity.name]?.remove(earlier.name)
+          added(attribute, of: entity, after, defaults: &defaults)
+          continue
+        }
         refuse(
           entity.name, attribute.name, change + "type \(earlier.type) → \(attribute.type)",
-          needs: Self.isInteger(earlier.type) && attribute.type == .double
-            ? "a custom stage: a double does not hold every integer above 2^53"
-            : "a migration this version does not infer yet (type changes other than widening)")
+          needs: "a custom stage that converts the values (its migrate reads the previous ones "
+            + "under a name of its previousNames)"
+            + (Self.isInteger(earlier.type) && attribute.type == .double
+              ? ": a double does not hold every integer above 2^53" : ""))
         continue
       }
       guard !attribute.isTransient,

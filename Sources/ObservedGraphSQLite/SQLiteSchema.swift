@@ -178,9 +178,12 @@ struct SQLiteSchema {
   /// version has, where `retired` does (the earlier version's schema under the names its tables
   /// and columns have while the stage runs); `earlierEntity` gives a kept entity's earlier name
   /// by its new one. A table of both holds the columns of both.
+  ///
+  /// `aliases` gives, by union entity, the previous name of each attribute the union has under
+  /// another name (a custom stage's `previousNames`); its sub-entities inherit them.
   init(
     union model: ObjectModel, after: SQLiteSchema, retired: SQLiteSchema,
-    earlierEntity: [String: String]
+    earlierEntity: [String: String], aliases: [String: [String: String]] = [:]
   ) {
     tables = after.tables
     for table in retired.tables {
@@ -200,9 +203,16 @@ struct SQLiteSchema {
         inNewVersion ? after.entityIDs[entity.name] : retired.entityIDs[earlier]
       tableOfEntity[entity.name] =
         inNewVersion ? after.tableOfEntity[entity.name] : retired.tableOfEntity[earlier]
+      var declared: [String: String] = [:]  // alias → previous name, inherited ones too
+      var next: EntityDescription? = entity
+      while let current = next {
+        declared.merge(aliases[current.name] ?? [:]) { own, _ in own }
+        next = current.parent
+      }
       for name in entity.propertyNames {
         places[entity.name, default: [:]][name] =
-          (inNewVersion ? after.places[entity.name]?[name] : nil) ?? retired.places[earlier]?[name]
+          (inNewVersion ? after.places[entity.name]?[name] : nil)
+          ?? retired.places[earlier]?[declared[name] ?? name]
       }
     }
   }

@@ -572,6 +572,67 @@ import Testing
     #expect(try notebook.value(forKey: "slug") as? String == "my-inbox")
   }
 
+  /// An attribute whose type changes under the same name (an integer of cents becoming a
+  /// double price): `migrate` reads the previous values under the name the stage gives them,
+  /// and writes the new ones. Without a stage, the change is refused.
+  @Test func aStageConvertsAnAttributeWhoseTypeChangesUnderItsName() throws {
+    func model(_ version: ModelVersion, price: AttributeType) throws -> ObjectModel {
+      try ObjectModel(
+        entities: [
+          EntityDescription(
+            name: "Item",
+            attributes: [
+              AttributeDescription(name: "title", type: .string, defaultValue: ""),
+              AttributeDescription(name: "price", type: price, isOptional: false, isIndexed: true),
+            ])
+        ], fetchRequestTemplates: [], version: version)
+    }
+    let v1 = try model("1.0.0", price: .int)
+    let v2 = try model("2.0.0", price: .double)
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("items.sqlite")
+    let store = try SQLiteStore(url: url, model: v1)
+    let context = PersistentContainer(store: store).viewContext
+    let items = try [1999, 250].map { cents in
+      let item = try context.insertObject(forEntityName: "Item")
+      try item.setValue(cents, forKey: "price")
+      return item
+    }
+    try context.save()
+    let ids = items.map(\.objectID)
+    try store.close()
+    #expect(
+      MigrationTests.refusals { try MigrationPlan(versions: [v1, v2]).validate(against: url) }
+        == ["Item.price: type int → double"])
+    let log = Log()
+    let plan = try MigrationPlan(
+      versions: [v1, v2],
+      stages: [
+        MigrationStage(
+          to: "2.0.0", previousNames: ["Item.price": "cents"],
+          migrate: { context in
+            log.lines = context.model.entity(named: "Item")!.propertyNames
+            for item in try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")) {
+              let cents = try item.value(forKey: "cents") as? Int ?? 0
+              try item.setValue(Double(cents) / 100, forKey: "price")
+            }
+            try context.save()
+          })
+      ])
+    let migrated = try SQLiteStore(url: url, model: v2, options: Self.options(plan))
+    #expect(log.lines == ["title", "price", "cents"])
+    let reader = PersistentContainer(store: migrated).viewContext
+    #expect(
+      try ids.map { try reader.existingObject(with: $0).value(forKey: "price") as? Double }
+        == [19.99, 2.5])
+    let cheap = try reader.fetch(
+      FetchRequest<ManagedObject>(
+        entityName: "Item", predicate: try FetchPredicate(format: "price < 3")))
+    #expect(cheap.map(\.objectID) == [ids[1]], "the new column is indexed and compared as a number")
+    try migrated.close()
+    #expect(try Self.columns(url, "Item") == ["og_pk", "og_entity", "title", "price"])
+  }
+
   // MARK: Plans
 
   @Test func aPlanRefusesAStageToTheFirstVersionAnUnlistedOneOrTwoToOne() throws {

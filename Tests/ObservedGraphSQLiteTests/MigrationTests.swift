@@ -403,10 +403,14 @@ final class RenamedShelf: ManagedObject {
     #expect(try read.value(forKey: "weight") as? Double == Double(Float(0.1)))
     try migrated.close()
     #expect(try indexes() == [])
-    // int → double loses integers above 2^53; int → int16 may not fit: both refused.
+    // int → double loses integers above 2^53; int → int16 may not fit: both refused, each
+    // needing a custom stage that converts the values.
+    let converting =
+      "a custom stage that converts the values (its migrate reads the previous ones under a name "
+      + "of its previousNames)"
     for (count, needs) in [
-      (AttributeType.double, "a custom stage: a double does not hold every integer above 2^53"),
-      (.int16, "a migration this version does not infer yet (type changes other than widening)"),
+      (AttributeType.double, converting + ": a double does not hold every integer above 2^53"),
+      (.int16, converting),
     ] {
       let plan = try MigrationPlan(versions: [
         wide, try model(count, .double, indexed: false, "3.0.0"),
@@ -898,8 +902,8 @@ final class RenamedShelf: ManagedObject {
     }
     #expect(
       refusals.map(\.description) == [
-        "1.0.0 → 2.0.0: Note.pages: type int → string: needs a migration this version does not "
-          + "infer yet (type changes other than widening)",
+        "1.0.0 → 2.0.0: Note.pages: type int → string: needs a custom stage that converts the "
+          + "values (its migrate reads the previous ones under a name of its previousNames)",
         "1.0.0 → 2.0.0: Note.isbn: added, not optional: needs a default value, which existing "
           + "objects take",
       ])

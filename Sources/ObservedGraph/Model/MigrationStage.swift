@@ -11,7 +11,8 @@
 ///    new version uses the name for another property), and an entity the new version removes is
 ///    there too. Its objects are generic ``ManagedObject``s, read and written by key
 ///    (``ManagedObject/value(forKey:)``). This is where a new required attribute is filled from
-///    one the version removes, or an entity is split.
+///    one the version removes, an entity is split, or an attribute whose type the version
+///    changes is converted (its previous values under a name of ``previousNames``).
 /// 3. What the new version removes is dropped; then ``didMigrate`` gets a context of the new
 ///    version's model.
 ///
@@ -47,19 +48,36 @@ public struct MigrationStage: Sendable {
   public let migrate: Body?
   /// Runs on a context of the new version's model, after the stage's statements.
   public let didMigrate: Body?
+  /// Names under which ``migrate`` reads attributes of the previous version that the new version
+  /// replaces under the same name (a type changed, such as `Int` cents becoming a `Double`
+  /// price), by `"Entity.attribute"` (the entity's new name, the attribute's previous name).
+  ///
+  /// ```swift
+  /// MigrationStage(to: "2.0.0", previousNames: ["Item.price": "cents"], migrate: { context in
+  ///   for item in try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")) {
+  ///     let cents = try item.value(forKey: "cents") as? Int ?? 0
+  ///     try item.setValue(Double(cents) / 100, forKey: "price")
+  ///   }
+  ///   try context.save()
+  /// })
+  /// ```
+  public let previousNames: [String: String]
 
   /// A custom stage.
   ///
   /// - Parameters:
   ///   - version: The version the stage migrates to: a version of the plan, not its first.
+  ///   - previousNames: Names under which `migrate` reads replaced attributes (see
+  ///     ``previousNames``).
   ///   - willMigrate: Code for a context of the earlier version's model.
   ///   - migrate: Code for a context of both versions' properties.
   ///   - didMigrate: Code for a context of the new version's model.
   public init(
-    to version: ModelVersion, willMigrate: Body? = nil, migrate: Body? = nil,
-    didMigrate: Body? = nil
+    to version: ModelVersion, previousNames: [String: String] = [:], willMigrate: Body? = nil,
+    migrate: Body? = nil, didMigrate: Body? = nil
   ) {
     self.version = version
+    self.previousNames = previousNames
     self.willMigrate = willMigrate
     self.migrate = migrate
     self.didMigrate = didMigrate
