@@ -749,13 +749,14 @@ struct SQLiteMigrationStage {
         + "\(quoted(table)).\(quoted(key)) = \"og_numbered\".\"key\"")
   }
 
-  /// Moves a relationship that turns from to-one into to-many, or back, unordered. While its
-  /// inverse is a to-many (one-to-many ↔ many-to-many) the related objects move from the
-  /// to-one's column into the new join table, or from the join table into the new column; while
-  /// it is a to-one (one-to-one ↔ one-to-many) the inverse's column holds the pairs, and the
-  /// to-one's column is dropped, or added and filled from it. The way to a to-one is refused,
-  /// before the stage writes, when an object has more than one. Returns false for any other
-  /// change.
+  /// Moves a relationship that turns from to-one into to-many (ordered or not: each object's
+  /// one related object is at position 0), or back. While its inverse is an unordered to-many
+  /// (one-to-many ↔ many-to-many), or it has none, the related objects move from the to-one's
+  /// column into the new join table, or from the join table into the new column; while the
+  /// inverse is a to-one (one-to-one ↔ one-to-many) the inverse's column holds the pairs, and
+  /// the to-one's column is dropped, or added and filled from it. The way to a to-one is
+  /// refused, before the stage writes, when an object has more than one. Returns false for any
+  /// other change.
   private func reshape(
     _ entity: EntityDescription, _ relationship: RelationshipDescription,
     was: RelationshipDescription, _ old: EntityDescription, _ before: SQLiteSchema,
@@ -767,30 +768,45 @@ struct SQLiteMigrationStage {
     reshaped.minCount = relationship.minCount
     reshaped.maxCount = relationship.maxCount
     reshaped.isOptional = relationship.isOptional
-    guard was.isToMany != relationship.isToMany, !was.isOrdered, !relationship.isOrdered,
-      line(reshaped, renamingTo: earlierNames) == Self.line(relationship),
-      case .named(let inverseName)? = relationship.inverse,
-      let inverse = destination.entity(named: relationship.destination)?.allRelationships
-        .first(where: { $0.name == inverseName }), !inverse.isOrdered
+    reshaped.isOrdered = relationship.isOrdered
+    guard was.isToMany != relationship.isToMany,
+      line(reshaped, renamingTo: earlierNames) == Self.line(relationship)
     else { return false }
+    // The inverse, when there is one: a to-many one must be unordered (its positions would
+    // move between places too).
+    var inverse: RelationshipDescription?
+    if case .named(let inverseName)? = relationship.inverse {
+      guard
+        let found = destination.entity(named: relationship.destination)?.allRelationships
+          .first(where: { $0.name == inverseName }), !(found.isToMany && found.isOrdered)
+      else { return false }
+      inverse = found
+    }
     let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init).joined(separator: ", ")
     let quoted = SQLiteSchema.quoted
     let refusal = MigrationRefusal(
       from: source.version, to: destination.version, entity: entity.name,
       property: relationship.name, change: "to-many → to-one",
       needs: "a custom stage: an object has more than one related object")
-    guard inverse.isToMany else {
+    if let inverse, !inverse.isToMany {
       // One-to-one ↔ one-to-many: the inverse's column holds every pair either way.
       switch (before.places[old.name]?[was.name], after.places[entity.name]?[relationship.name]) {
-      case (.column?, .inverseColumn?):
-        // This side's column is dropped with the stage.
+      case (.column?, .inverseColumn(let table, let column, let order)?):
+        // This side's column is dropped with the stage; an ordered to-many's one member is
+        // at position 0.
+        if let order {
+          moves.intoColumns.append(
+            .execute(
+              "UPDATE \(quoted(table)) SET \(quoted(order)) = 0 WHERE \(quoted(column)) IS NOT "
+                + "NULL"))
+        }
         return true
       case (
-        .inverseColumn(let oldTable, let oldColumn, nil)?, .column(let table, let column)?
+        .inverseColumn(let oldTable, let oldColumn, _)?, .column(let table, let column)?
       ):
         guard
           case .column(let inverseTable, let inverseColumn)? = after.places[
-            relationship.destination]?[inverseName]
+            relationship.destination]?[inverse.name]
         else { return false }
         moves.checks.append(
           .refuseIf(
@@ -818,18 +834,20 @@ struct SQLiteMigrationStage {
       }
     }
     switch (before.places[old.name]?[was.name], after.places[entity.name]?[relationship.name]) {
-    case (.column(let table, let column)?, .join(let join, let owner, let member, nil)?):
-      // Read after the tables' renames, before the column is dropped.
+    case (.column(let table, let column)?, .join(let join, let owner, let member, let order)?):
+      // Read after the tables' renames, before the column is dropped. An ordered to-many's one
+      // member is at position 0.
       let source = laterTable[table] ?? table
+      let position = order.map { (", \(quoted($0))", ", 0") } ?? ("", "")
       moves.intoTables.append(
         .touching(
           table,
           .execute(
-            "INSERT INTO \(quoted(join)) (\(quoted(owner)), \(quoted(member))) SELECT "
-              + "\"og_pk\", \(quoted(column)) FROM \(quoted(source)) WHERE \(quoted(column)) "
-              + "IS NOT NULL AND \"og_entity\" IN (\(ids))")))
+            "INSERT INTO \(quoted(join)) (\(quoted(owner)), \(quoted(member))\(position.0)) SELECT "
+              + "\"og_pk\", \(quoted(column))\(position.1) FROM \(quoted(source)) WHERE "
+              + "\(quoted(column)) IS NOT NULL AND \"og_entity\" IN (\(ids))")))
       return true
-    case (.join(let join, let owner, let member, nil)?, .column(let table, let column)?):
+    case (.join(let join, let owner, let member, _)?, .column(let table, let column)?):
       moves.checks.append(
         .refuseIf(
           "SELECT \(quoted(owner)) FROM \(quoted(join)) GROUP BY \(quoted(owner)) "

@@ -225,6 +225,131 @@ import Testing
     #expect(try CustomMigrationStageTests.columns(url, "Desk").contains("occupant"))
   }
 
+  /// An entry's `next` entry (no inverse) becomes an ordered to-many `links` and back: the join
+  /// table of its own is made and filled (each entry's one link at position 0), and the way
+  /// back is refused while an entry has two.
+  @Test func aToOneWithoutInverseBecomesAnOrderedToManyAndBack() throws {
+    func model(_ version: ModelVersion, toMany: Bool) throws -> ObjectModel {
+      try ObjectModel(
+        entities: [
+          EntityDescription(
+            name: "Entry",
+            relationships: [
+              RelationshipDescription(
+                name: toMany ? "links" : "next", destination: "Entry", inverse: .noInverse,
+                toMany: toMany, ordered: toMany, originalName: toMany ? "next" : "links")
+            ])
+        ], fetchRequestTemplates: [], version: version)
+    }
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("entries.sqlite")
+    let store = try SQLiteStore(url: url, model: model("1.0.0", toMany: false))
+    let context = PersistentContainer(store: store).viewContext
+    let entries = try (0..<3).map { _ in try context.insertObject(forEntityName: "Entry") }
+    try entries[0].setValue(entries[1], forKey: "next")
+    try context.save()
+    let ids = entries.map(\.objectID)
+    try store.close()
+    let v1 = try model("1.0.0", toMany: false)
+    let v2 = try model("2.0.0", toMany: true)
+    let toMany = try MigrationPlan(versions: [v1, v2])
+    let migrated = try SQLiteStore(
+      url: url, model: v2, options: MigrationTests.options(toMany))
+    var reader = PersistentContainer(store: migrated).viewContext
+    func links(_ index: Int) throws -> [ObjectID]? {
+      (try reader.existingObject(with: ids[index]).value(forKey: "links") as? [ManagedObject])?
+        .map(\.objectID)
+    }
+    #expect(try links(0) == [ids[1]])
+    #expect(try links(1) == [])
+    let filled = try SQLiteConnection(path: url.path, create: false)
+    #expect(
+      try filled.statement(#"SELECT * FROM "og_join_Entry_links""#).rows()
+        == [[.integer(ids[0].key), .integer(ids[1].key), .integer(0)]])
+    filled.close()
+    // A second link, put first: the order is the store's from now on.
+    try reader.existingObject(with: ids[0]).setValue(
+      [reader.existingObject(with: ids[2]), reader.existingObject(with: ids[1])], forKey: "links")
+    try reader.save()
+    try migrated.close()
+    let back = try MigrationPlan(versions: [v1, v2, try model("3.0.0", toMany: false)])
+    let before = try MigrationTests.contents(url)
+    #expect(
+      MigrationTests.refusals { try back.validate(against: url) }
+        == ["Entry.next: to-many → to-one"])
+    #expect(try MigrationTests.contents(url) == before)
+    let again = try SQLiteStore(url: url, model: v2, options: MigrationTests.options(toMany))
+    reader = PersistentContainer(store: again).viewContext
+    #expect(try links(0) == [ids[2], ids[1]])
+    try reader.existingObject(with: ids[0]).setValue(
+      [reader.existingObject(with: ids[2])], forKey: "links")
+    try reader.save()
+    try again.close()
+    let toOne = try SQLiteStore(
+      url: url, model: back.currentModel, options: MigrationTests.options(back))
+    reader = PersistentContainer(store: toOne).viewContext
+    #expect(
+      (try reader.existingObject(with: ids[0]).value(forKey: "next") as? ManagedObject)?.objectID
+        == ids[2])
+  }
+
+  /// One-to-one → an ordered one-to-many: each desk's occupant is at position 0.
+  @Test func aOneToOneBecomesAnOrderedOneToMany() throws {
+    func model(_ version: ModelVersion, toMany: Bool) throws -> ObjectModel {
+      try ObjectModel(
+        entities: [
+          EntityDescription(
+            name: "Desk",
+            relationships: [
+              RelationshipDescription(
+                name: "occupants", destination: "Person", inverse: "desk", toMany: toMany,
+                ordered: toMany)
+            ]),
+          EntityDescription(
+            name: "Person",
+            relationships: [
+              RelationshipDescription(name: "desk", destination: "Desk", inverse: "occupants")
+            ]),
+        ], fetchRequestTemplates: [], version: version)
+    }
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("desks.sqlite")
+    let store = try SQLiteStore(url: url, model: model("1.0.0", toMany: false))
+    let context = PersistentContainer(store: store).viewContext
+    let desk = try context.insertObject(forEntityName: "Desk")
+    let person = try context.insertObject(forEntityName: "Person")
+    try desk.setValue(person, forKey: "occupants")
+    try context.save()
+    let (deskID, personID) = (desk.objectID, person.objectID)
+    try store.close()
+    let plan = try MigrationPlan(versions: [
+      model("1.0.0", toMany: false), model("2.0.0", toMany: true),
+    ])
+    let migrated = try SQLiteStore(
+      url: url, model: plan.currentModel, options: MigrationTests.options(plan))
+    let filled = try SQLiteConnection(path: url.path, create: false)
+    #expect(
+      try filled.statement(#"SELECT "og_pk", "desk_order" FROM "Person""#).rows()
+        == [[.integer(personID.key), .integer(0)]], "the one occupant at position 0")
+    filled.close()
+    let reader = PersistentContainer(store: migrated).viewContext
+    let newcomer = try reader.insertObject(forEntityName: "Person")
+    let occupants = try reader.existingObject(with: deskID).value(forKey: "occupants")
+    #expect((occupants as? [ManagedObject])?.map(\.objectID) == [personID])
+    try reader.existingObject(with: deskID).setValue(
+      [newcomer] + (occupants as? [ManagedObject] ?? []), forKey: "occupants")
+    try reader.save()
+    try migrated.close()
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    defer { connection.close() }
+    #expect(
+      try connection.statement(
+        #"SELECT "og_pk", "desk_order" FROM "Person" ORDER BY "desk_order""#
+      ).rows() == [
+        [.integer(newcomer.objectID.key), .integer(0)], [.integer(personID.key), .integer(1)],
+      ])
+  }
+
   // MARK: Within a hierarchy
 
   /// An entry and a dated entry under it: version 2 moves `mood` up into `Entry` (plain entries
