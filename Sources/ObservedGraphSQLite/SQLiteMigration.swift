@@ -750,9 +750,10 @@ struct SQLiteMigrationStage {
   }
 
   /// Moves a relationship that turns from to-one into to-many (ordered or not: each object's
-  /// one related object is at position 0), or back. While its inverse is an unordered to-many
-  /// (one-to-many ↔ many-to-many), or it has none, the related objects move from the to-one's
-  /// column into the new join table, or from the join table into the new column; while the
+  /// one related object is at position 0), or back. While its inverse is a to-many
+  /// (one-to-many ↔ many-to-many; an ordered one's positions move with the pairs), or it has
+  /// none, the related objects move from the to-one's column into the new join table, or from
+  /// the join table into the new column; while the
   /// inverse is a to-one (one-to-one ↔ one-to-many) the inverse's column holds the pairs, and
   /// the to-one's column is dropped, or added and filled from it. The way to a to-one is
   /// refused, before the stage writes, when an object has more than one. Returns false for any
@@ -772,15 +773,23 @@ struct SQLiteMigrationStage {
     guard was.isToMany != relationship.isToMany,
       line(reshaped, renamingTo: earlierNames) == Self.line(relationship)
     else { return false }
-    // The inverse, when there is one: a to-many one must be unordered (its positions would
-    // move between places too).
+    // The inverse, when there is one, and where an ordered one keeps its positions before and
+    // after: beside the to-one's column, or in the join table.
     var inverse: RelationshipDescription?
+    var positions: (before: String?, after: String?) = (nil, nil)
     if case .named(let inverseName)? = relationship.inverse {
       guard
         let found = destination.entity(named: relationship.destination)?.allRelationships
-          .first(where: { $0.name == inverseName }), !(found.isToMany && found.isOrdered)
+          .first(where: { $0.name == inverseName })
       else { return false }
       inverse = found
+      if found.isToMany, found.isOrdered, case .named(let earlierInverse)? = was.inverse {
+        positions = (
+          before.places[was.destination]?[earlierInverse].flatMap(Self.orderColumn),
+          after.places[relationship.destination]?[inverseName].flatMap(Self.orderColumn)
+        )
+        guard positions.before != nil, positions.after != nil else { return false }
+      }
     }
     let ids = after.entityIDs(ofHierarchyUnder: entity).map(String.init).joined(separator: ", ")
     let quoted = SQLiteSchema.quoted
@@ -838,13 +847,23 @@ struct SQLiteMigrationStage {
       // Read after the tables' renames, before the column is dropped. An ordered to-many's one
       // member is at position 0.
       let source = laterTable[table] ?? table
-      let position = order.map { (", \(quoted($0))", ", 0") } ?? ("", "")
+      var columns = [owner, member].map(quoted)
+      var values = ["\"og_pk\"", quoted(column)]
+      if let order {
+        columns.append(quoted(order))
+        values.append("0")
+      }
+      // An ordered inverse's positions move from beside the column into the join table.
+      if let from = positions.before, let to = positions.after {
+        columns.append(quoted(to))
+        values.append(quoted(from))
+      }
       moves.intoTables.append(
         .touching(
           table,
           .execute(
-            "INSERT INTO \(quoted(join)) (\(quoted(owner)), \(quoted(member))\(position.0)) SELECT "
-              + "\"og_pk\", \(quoted(column))\(position.1) FROM \(quoted(source)) WHERE "
+            "INSERT INTO \(quoted(join)) (\(columns.joined(separator: ", "))) SELECT "
+              + "\(values.joined(separator: ", ")) FROM \(quoted(source)) WHERE "
               + "\(quoted(column)) IS NOT NULL AND \"og_entity\" IN (\(ids))")))
       return true
     case (.join(let join, let owner, let member, _)?, .column(let table, let column)?):
@@ -855,13 +874,18 @@ struct SQLiteMigrationStage {
           refusal))
       // Counted under the table's name before the stage.
       let earlier = laterTable.first { $0.value == table }?.key ?? table
+      // An ordered inverse's positions move from the join table to beside the column.
+      let position = positions.before.map { from in
+        (", \(quoted(positions.after!))", ", \(quoted(join)).\(quoted(from))")
+      }
       moves.intoColumns.append(
         .touching(
           earlier,
           .execute(
-            "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT \(quoted(member)) FROM "
-              + "\(quoted(join)) WHERE \(quoted(join)).\(quoted(owner)) = "
-              + "\(quoted(table)).\"og_pk\") WHERE \"og_entity\" IN (\(ids))")))
+            "UPDATE \(quoted(table)) SET (\(quoted(column))\(position?.0 ?? "")) = (SELECT "
+              + "\(quoted(member))\(position?.1 ?? "") FROM \(quoted(join)) WHERE "
+              + "\(quoted(join)).\(quoted(owner)) = \(quoted(table)).\"og_pk\") WHERE \"og_entity\" IN "
+              + "(\(ids))")))
       if let entityColumn = after.entityColumns["\(table).\(column)"],
         let root = after.tableOfEntity[relationship.destination]
       {
@@ -874,6 +898,14 @@ struct SQLiteMigrationStage {
       return true
     default:
       return false
+    }
+  }
+
+  /// The column that keeps an ordered to-many's positions, in its place.
+  static func orderColumn(_ place: SQLiteSchema.Place) -> String? {
+    switch place {
+    case .inverseColumn(_, _, let order), .join(_, _, _, let order): order
+    case .column, .notStored: nil
     }
   }
 

@@ -350,6 +350,64 @@ import Testing
       ])
   }
 
+  /// A list's items are ordered; an item's list (to-one) becomes its lists (to-many) and back:
+  /// each list keeps its items' order, from beside the item's column into the join table and
+  /// back.
+  @Test func anOrderedInverseKeepsItsOrderWhenItsToOneBecomesAToManyAndBack() throws {
+    func model(_ version: ModelVersion, toMany: Bool) throws -> ObjectModel {
+      let name = toMany ? "lists" : "list"
+      return try ObjectModel(
+        entities: [
+          EntityDescription(
+            name: "List",
+            relationships: [
+              RelationshipDescription(
+                name: "items", destination: "Item", inverse: .named(name), toMany: true,
+                ordered: true)
+            ]),
+          EntityDescription(
+            name: "Item",
+            attributes: [AttributeDescription(name: "title", type: .string, defaultValue: "")],
+            relationships: [
+              RelationshipDescription(
+                name: name, destination: "List", inverse: "items", toMany: toMany,
+                originalName: toMany ? "list" : "lists")
+            ]),
+        ], fetchRequestTemplates: [], version: version)
+    }
+    let folder = try SQLiteConnectionTests.Folder()
+    let url = folder.url.appendingPathComponent("lists.sqlite")
+    let store = try SQLiteStore(url: url, model: model("1.0.0", toMany: false))
+    let context = PersistentContainer(store: store).viewContext
+    let list = try context.insertObject(forEntityName: "List")
+    let items = try ["c", "a", "b"].map { title in
+      let item = try context.insertObject(forEntityName: "Item")
+      try item.setValue(title, forKey: "title")
+      return item
+    }
+    // Not in key order: the positions are what must survive.
+    try list.setValue([items[1], items[2], items[0]], forKey: "items")
+    try context.save()
+    let listID = list.objectID
+    try store.close()
+    func titles(_ reader: ObjectContext) throws -> [String] {
+      try (reader.existingObject(with: listID).value(forKey: "items") as? [ManagedObject] ?? [])
+        .map { try $0.value(forKey: "title") as? String ?? "?" }
+    }
+    let v1 = try model("1.0.0", toMany: false)
+    let v2 = try model("2.0.0", toMany: true)
+    let toMany = try MigrationPlan(versions: [v1, v2])
+    let migrated = try SQLiteStore(url: url, model: v2, options: MigrationTests.options(toMany))
+    #expect(try titles(PersistentContainer(store: migrated).viewContext) == ["a", "b", "c"])
+    try migrated.close()
+    let back = try MigrationPlan(versions: [v1, v2, try model("3.0.0", toMany: false)])
+    let toOne = try SQLiteStore(
+      url: url, model: back.currentModel, options: MigrationTests.options(back))
+    #expect(try titles(PersistentContainer(store: toOne).viewContext) == ["a", "b", "c"])
+    try toOne.close()
+    #expect(try CustomMigrationStageTests.columns(url, "Item").contains("list_order"))
+  }
+
   // MARK: Within a hierarchy
 
   /// An entry and a dated entry under it: version 2 moves `mood` up into `Entry` (plain entries
