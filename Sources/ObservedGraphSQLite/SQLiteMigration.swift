@@ -822,21 +822,20 @@ struct SQLiteMigrationStage {
             "SELECT \(quoted(oldColumn)) FROM \(quoted(oldTable)) WHERE \(quoted(oldColumn)) IS "
               + "NOT NULL GROUP BY \(quoted(oldColumn)) HAVING count(*) > 1 LIMIT 1", refusal))
         let earlier = laterTable.first { $0.value == table }?.key ?? table
-        let pairs =
-          "FROM \(quoted(inverseTable)) WHERE \(quoted(inverseTable)).\(quoted(inverseColumn)) = "
-          + "\(quoted(table)).\"og_pk\""
+        // One pass over the pairs, each owner's row found by its key: no index needed (the
+        // inverse column's may be gone, dropped for a rename in the same stage).
+        let entityColumn = after.entityColumns["\(table).\(column)"]
         moves.intoColumns.append(
           .touching(
             earlier,
             .execute(
-              "UPDATE \(quoted(table)) SET \(quoted(column)) = (SELECT \"og_pk\" \(pairs)) WHERE "
-                + "\"og_entity\" IN (\(ids))")))
-        if let entityColumn = after.entityColumns["\(table).\(column)"] {
-          moves.intoColumns.append(
-            .execute(
-              "UPDATE \(quoted(table)) SET \(quoted(entityColumn)) = (SELECT \"og_entity\" "
-                + "\(pairs)) WHERE \(quoted(column)) IS NOT NULL"))
-        }
+              "UPDATE \(quoted(table)) SET \(quoted(column)) = \"og_pairs\".\"key\""
+                + (entityColumn.map { ", \(quoted($0)) = \"og_pairs\".\"entity\"" } ?? "")
+                + " FROM (SELECT \(quoted(inverseColumn)) AS \"owner\", \"og_pk\" AS \"key\", "
+                + "\"og_entity\" AS \"entity\" FROM \(quoted(inverseTable)) WHERE "
+                + "\(quoted(inverseColumn)) IS NOT NULL) AS \"og_pairs\" WHERE "
+                + "\(quoted(table)).\"og_pk\" = \"og_pairs\".\"owner\" AND "
+                + "\(quoted(table)).\"og_entity\" IN (\(ids))")))
         return true
       default:
         return false
@@ -874,18 +873,23 @@ struct SQLiteMigrationStage {
           refusal))
       // Counted under the table's name before the stage.
       let earlier = laterTable.first { $0.value == table }?.key ?? table
-      // An ordered inverse's positions move from the join table to beside the column.
+      // One pass over the join table, each owner's row found by its key (no index needed); an
+      // ordered inverse's positions move from the join table to beside the column.
       let position = positions.before.map { from in
-        (", \(quoted(positions.after!))", ", \(quoted(join)).\(quoted(from))")
+        (
+          ", \(quoted(positions.after!)) = \"og_pairs\".\"position\"",
+          ", \(quoted(from)) AS \"position\""
+        )
       }
       moves.intoColumns.append(
         .touching(
           earlier,
           .execute(
-            "UPDATE \(quoted(table)) SET (\(quoted(column))\(position?.0 ?? "")) = (SELECT "
-              + "\(quoted(member))\(position?.1 ?? "") FROM \(quoted(join)) WHERE "
-              + "\(quoted(join)).\(quoted(owner)) = \(quoted(table)).\"og_pk\") WHERE \"og_entity\" IN "
-              + "(\(ids))")))
+            "UPDATE \(quoted(table)) SET \(quoted(column)) = \"og_pairs\".\"member\"\(position?.0 ?? "") "
+              + "FROM (SELECT \(quoted(owner)) AS \"owner\", \(quoted(member)) AS \"member\""
+              + "\(position?.1 ?? "") FROM \(quoted(join))) AS \"og_pairs\" WHERE "
+              + "\(quoted(table)).\"og_pk\" = \"og_pairs\".\"owner\" AND "
+              + "\(quoted(table)).\"og_entity\" IN (\(ids))")))
       if let entityColumn = after.entityColumns["\(table).\(column)"],
         let root = after.tableOfEntity[relationship.destination]
       {
