@@ -368,13 +368,8 @@ struct SQLiteMigrationStage {
                     change: "relates objects of \(removed.name), which is removed",
                     needs: "a custom stage: the relationship is required")))
             }
-            let entityColumn = after.entityColumns["\(other).\(column)"].map {
-              ", \(quoted($0)) = NULL"
-            }
             steps.append(
-              .execute(
-                "UPDATE \(quoted(other)) SET \(quoted(column)) = NULL\(entityColumn ?? "") WHERE "
-                  + "\(quoted(column)) IN \(keys)"))
+              Self.emptying(other, column, after, where: "\(quoted(column)) IN \(keys)"))
           case .join(let join, let owner, let member, _)?:
             if holds {
               steps.append(
@@ -708,11 +703,7 @@ struct SQLiteMigrationStage {
     let outside = "(SELECT \"og_pk\" FROM \(quoted(table)) WHERE \"og_entity\" NOT IN (\(ids)))"
     var steps: [Step] = []
     func clear(_ table: String, _ column: String, where condition: String) {
-      let entityColumn = after.entityColumns["\(table).\(column)"].map { ", \(quoted($0)) = NULL" }
-      steps.append(
-        .execute(
-          "UPDATE \(quoted(table)) SET \(quoted(column)) = NULL\(entityColumn ?? "") WHERE "
-            + condition))
+      steps.append(Self.emptying(table, column, after, where: condition))
     }
     switch after.places[entity.name]?[relationship.name] {
     case .column(let table, let column)?:
@@ -732,6 +723,18 @@ struct SQLiteMigrationStage {
       break
     }
     return steps
+  }
+
+  /// The statement that empties a to-one's column, and the entity column beside it, in the
+  /// rows of `table` that meet `condition` (names of `after`).
+  static func emptying(
+    _ table: String, _ column: String, _ after: SQLiteSchema, where condition: String
+  ) -> Step {
+    let quoted = SQLiteSchema.quoted
+    let entityColumn = after.entityColumns["\(table).\(column)"].map { ", \(quoted($0)) = NULL" }
+    return .execute(
+      "UPDATE \(quoted(table)) SET \(quoted(column)) = NULL\(entityColumn ?? "") WHERE \(condition)"
+    )
   }
 
   /// The statement that gives each row of `table` its position (from 0) among the rows with
