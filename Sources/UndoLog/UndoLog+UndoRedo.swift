@@ -61,6 +61,7 @@ extension UndoLog {
   ///   while undoing or redoing. The log is left unchanged.
   /// - Complexity: O(*n*), *n* the steps of the group.
   public func undoNestedGroup() throws {
+    if let refusal = refusals.last { throw refusal }
     guard !isUndoing && !isRedoing else {
       throw UndoLogError(.undoInProgress, isUndoing ? "undoing" : "redoing")
     }
@@ -74,6 +75,7 @@ extension UndoLog {
   // MARK: Internals
 
   func checkReadyToUndoOrRedo() throws {
+    if let refusal = refusals.last { throw refusal }
     guard !isUndoing && !isRedoing else {
       throw UndoLogError(.undoInProgress, isUndoing ? "undoing" : "redoing")
     }

@@ -50,6 +50,9 @@ public final class UndoLog {
   var enclosing: [UndoGroup] = []
   /// Who opened the outermost open group, which decides who may close it.
   var outermostOrigin = GroupOrigin.explicit
+  /// The errors undo and redo throw while refused, innermost refusal last (see
+  /// ``beginRefusingUndo(throwing:)``).
+  var refusals: [any Error] = []
 
   /// The number of open groups, counting the implicit event group.
   ///

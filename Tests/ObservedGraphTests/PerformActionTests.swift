@@ -133,8 +133,8 @@ private struct Picture: Equatable {
     #expect(world.boxes[1].weight == 1 && world.boxes[0].label == "before")
   }
 
-  /// A throwing body: everything it did is heard, then heard taken back; the graph, its change
-  /// tracking and both stacks are as before, and no event is posted.
+  /// A throwing body: nobody hears anything of it; the graph, its change tracking and both stacks
+  /// are as before, and no event is posted.
   @Test func aThrowingBodyChangesNothing() throws {
     let world = try UndoModel.world(saved: true)
     let (box, shelf) = (world.boxes[0], world.shelves[1])
@@ -157,38 +157,7 @@ private struct Picture: Equatable {
         throw ActionFailed()
       }
     }
-    #expect(
-      ears.changes.mismatch([
-        #"UndoBox#3.label setting old="box 0" new="moved""#,
-        "UndoBox#3.shelf setting old=UndoShelf#1 new=UndoShelf#2",
-        "UndoShelf#1.boxes removal old={UndoBox#3}",
-        "UndoShelf#2.boxes insertion new={UndoBox#3}",
-        "UndoTag#17.@lifecycle setting new=insert",
-        "UndoShelf#1.boxes removal old={UndoBox#4}",
-        "UndoBox#4.shelf setting old=UndoShelf#1 new=nil",
-        "UndoLid#12.box setting old=UndoBox#4 new=nil",
-        "UndoBox#4.lid setting old=UndoLid#12 new=nil",
-        "UndoCrate#14.boxes removal old={UndoBox#4}",
-        "UndoCrate#15.boxes removal old={UndoBox#4}",
-        "UndoBox#4.crates setting old={UndoCrate#14, UndoCrate#15} new={}",
-        "UndoBox#4.@lifecycle setting new=delete",
-        "UndoLid#12.@lifecycle setting new=delete",
-        // The taking back, in reverse:
-        "UndoLid#12.@lifecycle setting new=undelete",
-        "UndoBox#4.@lifecycle setting new=undelete",
-        "UndoBox#4.crates setting old={} new={UndoCrate#14, UndoCrate#15}",
-        "UndoCrate#15.boxes insertion new={UndoBox#4}",
-        "UndoCrate#14.boxes insertion new={UndoBox#4}",
-        "UndoBox#4.lid setting old=nil new=UndoLid#12",
-        "UndoLid#12.box setting old=nil new=UndoBox#4",
-        "UndoBox#4.shelf setting old=nil new=UndoShelf#1",
-        "UndoShelf#1.boxes insertion new={UndoBox#4}",
-        "UndoTag#17.@lifecycle setting new=uninsert",
-        "UndoShelf#2.boxes removal old={UndoBox#3}",
-        "UndoShelf#1.boxes insertion new={UndoBox#3}",
-        "UndoBox#3.shelf setting old=UndoShelf#2 new=UndoShelf#1",
-        #"UndoBox#3.label setting old="moved" new="box 0""#,
-      ]) == nil)
+    #expect(ears.changes.isEmpty, "a thrown action is heard by no one")
     #expect(Picture(world) == before)
     #expect(box.label == "box 0" && box.shelf === world.shelves[0])
     #expect(world.boxes[1].isLive && world.boxes[1].lid === world.lids[1])
@@ -203,10 +172,15 @@ private struct Picture: Equatable {
     #expect(world.specimen.string == "undone", "the redo stack was kept")
   }
 
-  @Test func theTakingBackIsHeardInReverse() throws {
+  @Test func theTakingBackIsHeardByNoOne() throws {
     let world = try UndoModel.world(saved: true)
     let box = world.boxes[0]
     let ears = Ears(world.context)
+    var heard: [String] = []
+    let token = box.observe(\.weight, options: [.old, .new, .prior]) { _, change in
+      heard.append("\(change)")
+    }
+    defer { token.invalidate() }
     #expect(throws: ActionFailed()) {
       try world.context.performAction("Relabel") {
         box.label = "a"
@@ -214,12 +188,7 @@ private struct Picture: Equatable {
         throw ActionFailed()
       }
     }
-    let lines = ears.changes.take()
-    #expect(
-      lines[2...] == [
-        "UndoBox#3.weight setting old=5.0 new=0.0",
-        #"UndoBox#3.label setting old="a" new="box 0""#,
-      ])
+    #expect(ears.changes.isEmpty && heard.isEmpty)
     #expect(!box.hasChanges && world.log.undoCount == 0 && world.log.redoCount == 0)
   }
 
@@ -351,8 +320,8 @@ private struct Picture: Equatable {
     #expect(box.label == "box 0" && box.weight == 0)
   }
 
-  /// An observer that changes the graph in answer: its change is part of the action, in success
-  /// and in failure.
+  /// An observer that changes the graph in answer: it hears the change at the commit, and its
+  /// answer is part of the action; a thrown action is not heard, so it is not answered.
   @Test func observersThatChangeTheGraphArePartOfTheAction() throws {
     let world = try UndoModel.world()
     let box = world.boxes[0]
@@ -364,12 +333,12 @@ private struct Picture: Equatable {
         throw ActionFailed()
       }
     }
-    #expect(box.label == "box 0" && box.weight == 5, "the observer answered the taking back")
+    #expect(box.label == "box 0" && box.weight == 0, "the observer heard nothing")
     #expect(world.log.undoCount == 0)
     world.context.performAction("Relabel") { box.label = "ab" }
     #expect(box.weight == 2)
     try world.log.undo()
-    #expect(box.label == "box 0" && box.weight == 5)
+    #expect(box.label == "box 0" && box.weight == 5, "the observer answered the undo")
   }
 
   /// An observer of a change made outside any action that performs an action: the event in

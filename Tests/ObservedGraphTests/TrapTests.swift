@@ -116,6 +116,12 @@ struct Trap: Sendable, CustomTestStringConvertible {
     Trap(
       name: "reset from an observer while undo replays",
       message: #"reset() during undo of "Rename"; call it after undo() returns"#),
+    Trap(
+      name: "rollback in a transaction's body",
+      message: "rollback() in a transaction's body; throw from the body"),
+    Trap(
+      name: "reset in a transaction's body",
+      message: "reset() in a transaction's body; throw from the body"),
   ]
 
   /// Commits the misuse `name`; returns only if it did not stop the program.
@@ -231,6 +237,15 @@ struct Trap: Sendable, CustomTestStringConvertible {
       if let mark = log.registerGrowable(EmptyUndoStep()) {
         _ = log.growNewestStep(by: -8, at: mark)
       }
+    case "rollback in a transaction's body":
+      let s = BookStore.scenario()
+      s.context.transaction {
+        s.books[0].title = "Renamed"
+        s.context.rollback()
+      }
+    case "reset in a transaction's body":
+      let s = BookStore.scenario()
+      s.context.transaction { s.context.reset() }
     case "reset from an observer while undo replays":
       let s = BookStore.scenario()
       s.context.undoLog = UndoLog()

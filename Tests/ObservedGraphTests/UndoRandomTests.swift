@@ -85,9 +85,77 @@ struct UndoRandomOperations {
       if log.groupingLevel <= 1 { try log.undo() }
     case 84..<90:
       if log.groupingLevel <= 1 { try log.redo() }
-    default:
+    case 90..<95:
       try checkedUndoRedo(step)
+    default:
+      try transaction(step)
     }
+  }
+
+  /// One random change of the kinds an undo group can hold.
+  mutating func randomEdit() throws {
+    switch random.below(6) {
+    case 0: insert()
+    case 1: setAttribute()
+    case 2: setToOne()
+    case 3: try orderedEdit()
+    case 4: try manyToMany()
+    default: try delete()
+    }
+  }
+
+  private struct Thrown: Error {}
+
+  /// A transaction of a few changes, sometimes with a nested one that throws, kept or thrown. A
+  /// thrown one leaves the graph, the log and every listener as they were; a kept one is heard
+  /// once per key (a to-many: at most one removal and one insertion), and undo gives back the
+  /// state before it and redo the state after.
+  mutating func transaction(_ step: Int) throws {
+    guard log.groupingLevel <= 1 else { return }
+    context.processPendingChanges()
+    let before = GraphSnapshot(context)
+    let count = log.undoCount
+    let recorder = ChangeRecorder(context: context)
+    let throwsAtEnd = random.below(3) == 0
+    let edits = 1 + random.below(4)
+    do {
+      try context.transaction(actionName: "Random") { () throws -> Void in
+        for _ in 0..<edits { try randomEdit() }
+        if random.below(3) == 0 {
+          let inner = GraphSnapshot(context)
+          let innerThrows = random.below(2) == 0
+          do {
+            try context.transaction { () throws -> Void in
+              try randomEdit()
+              if innerThrows { throw Thrown() }
+            }
+          } catch is Thrown {
+            let after = GraphSnapshot(context)
+            #expect(after == inner, "seed \(seed) step \(step): \(after.difference(from: inner))")
+          }
+          try randomEdit()
+        }
+        if throwsAtEnd { throw Thrown() }
+      }
+    } catch is Thrown {
+      let after = GraphSnapshot(context)
+      #expect(
+        after == before, "seed \(seed) step \(step) thrown: \(after.difference(from: before))")
+      #expect(recorder.isEmpty && log.undoCount == count, "seed \(seed) step \(step) thrown")
+      return
+    }
+    let heard = recorder.take().map { line in
+      line.split(separator: " ").prefix(2).joined(separator: " ")
+    }
+    #expect(Set(heard).count == heard.count, "seed \(seed) step \(step): \(heard)")
+    guard log.undoCount > count else { return }
+    let after = GraphSnapshot(context)
+    try log.undo()
+    let undone = GraphSnapshot(context)
+    #expect(undone == before, "seed \(seed) step \(step) undo: \(undone.difference(from: before))")
+    try log.redo()
+    let redone = GraphSnapshot(context)
+    #expect(redone == after, "seed \(seed) step \(step) redo: \(redone.difference(from: after))")
   }
 
   /// Closes the event, changes a few things as one event, then checks that undo gives back the
@@ -97,16 +165,7 @@ struct UndoRandomOperations {
     context.processPendingChanges()
     let before = GraphSnapshot(context)
     let count = log.undoCount
-    for _ in 0..<(1 + random.below(3)) {
-      switch random.below(6) {
-      case 0: insert()
-      case 1: setAttribute()
-      case 2: setToOne()
-      case 3: try orderedEdit()
-      case 4: try manyToMany()
-      default: try delete()
-      }
-    }
+    for _ in 0..<(1 + random.below(3)) { try randomEdit() }
     context.processPendingChanges()
     guard log.undoCount > count else { return }
     let after = GraphSnapshot(context)

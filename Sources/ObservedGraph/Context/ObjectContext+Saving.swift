@@ -14,16 +14,34 @@ extension ObjectContext {
   /// try context.save()
   /// #expect(!book.isInserted)
   /// ```
-  /// - Throws: The validation error of the one invalid object, or ``ObjectGraphError/Kind/multipleErrors``
-  ///   listing all of them — among them ``ObjectGraphError/Kind/invalidValue`` for NaN in a
+  /// - Throws: ``ObjectGraphError/Kind/transactionInProgress`` in a transaction's body (use
+  ///   `transaction(save: true)`). The validation error of the one invalid object, or
+  ///   ``ObjectGraphError/Kind/multipleErrors`` listing all of them — among them ``ObjectGraphError/Kind/invalidValue`` for NaN in a
   ///   saved `Double`, `Float`, `Decimal` or `Date` attribute, which no store keeps exactly,
   ///   whatever the objects' validation methods do; or what the store throws. Nothing is
   ///   committed when it throws: the context and the store are as they were.
   /// - Complexity: O(*n*) in the changed objects and their properties (validation, the store's
   ///   changes and the commit), plus the store's cost of writing them.
   public func save() throws {
+    try refuseInTransaction("save()")
     // As in Core Data, a save first ends the current user event: observers hear what is pending.
     processPendingChanges()
+    let prepared = try prepareSave()
+    let leaving = try writeSave()
+    finishSave(prepared, leaving: leaving)
+  }
+
+  /// What a save found to write before writing it.
+  struct PreparedSave {
+    /// The objects saved, which hear `willSave` and `didSave`.
+    let saving: [ManagedObject]
+    /// What the save events name.
+    let saved: SavedObjects
+  }
+
+  /// The first phase of a save: `willSave` of each object about to be saved, the validation, and
+  /// the will-save event. Throws the validation's errors.
+  func prepareSave() throws -> PreparedSave {
     // Each object about to be saved hears `willSave` once; what it changes there is saved too.
     let saving = tracker.dirty.filter { $0.lifecycle == .registered && $0.hasChanges }
       .sorted { $0.objectKey < $1.objectKey }
@@ -32,13 +50,24 @@ extension ObjectContext {
     try validateForSave()
     let saved = SavedObjects(tracker.changeSet())
     if !saved.isEmpty { saveSubscribers.post(.willSave, saved) }
+    return PreparedSave(saving: saving, saved: saved)
+  }
+
+  /// The second phase: the store writes every change (all or none) and the change tracking
+  /// commits. Returns the deleted objects that leave the context. Throws what the store throws,
+  /// before the tracking commits.
+  func writeSave() throws -> [ManagedObject] {
     if let store {
       let changes = storeChanges()
       if !changes.isEmpty { try store.save(changes) }
     }
     generation &+= 1
-    let leaving = tracker.commit()
-    for object in saving { object.didSave() }
+    return tracker.commit()
+  }
+
+  /// The last phase: `didSave`, the saved deletes leave, the did-save event.
+  func finishSave(_ prepared: PreparedSave, leaving: [ManagedObject]) {
+    for object in prepared.saving { object.didSave() }
     for object in leaving where object.lifecycle == .registered {
       // A saved delete: the object leaves the context, turned into a fault as Core Data does
       // (its last values stay readable); undo can still bring it back.
@@ -46,8 +75,8 @@ extension ObjectContext {
       registry.detach(object)
       object.didTurnIntoFault()
     }
-    checkAfterBatch(saving + leaving)
-    if !saved.isEmpty { saveSubscribers.post(.didSave, saved) }
+    checkAfterBatch(prepared.saving + leaving)
+    if !prepared.saved.isEmpty { saveSubscribers.post(.didSave, prepared.saved) }
   }
 
   /// Validates every object a save writes; throws them all in one error.
@@ -111,9 +140,11 @@ extension ObjectContext {
   /// ```
   /// - Precondition: The context's undo log is not undoing or redoing: an observer of a change
   ///   that undo or redo replays cannot reset the context under it (the program stops with a
-  ///   message that says so). Reset after `undo()` or `redo()` returns.
+  ///   message that says so). Reset after `undo()` or `redo()` returns. No transaction's body is
+  ///   running (see ``transaction(actionName:_:)``): the program stops with a message.
   /// - Complexity: O(*n*) in the registered objects.
   public func reset() {
+    trapInTransaction("reset()")
     if let log = recorder.log, log.isUndoing || log.isRedoing {
       let name = log.undoActionName
       let replay = log.isUndoing ? "undo" : "redo"

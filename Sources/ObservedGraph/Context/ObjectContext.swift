@@ -40,8 +40,13 @@ public final class ObjectContext {
   @exclusivity(unchecked) var faulting = FaultingState()
   /// Who hears the context's saves.
   var saveSubscribers = SaveSubscribers()
-  /// How many ``performAction(_:_:)`` bodies are running: an action inside another joins it.
+  /// How many transaction bodies and commit deliveries are running: a transaction inside
+  /// another, or started by an observer of a commit's delivery, joins its undo group and event.
   var actionDepth = 0
+  /// What the open transaction changed, while a transaction's body runs (or its changes are
+  /// being taken back); nil otherwise. Every change is held back from listeners outside the
+  /// library meanwhile.
+  @exclusivity(unchecked) var journal: TransactionJournal?
   /// The objects whose delete is taking its path (innermost last): deleting one of them again,
   /// from an observer of its delete's changes, does nothing (see ``delete(_:)``).
   var deletesUnderWay: [ObjectIdentifier] = []

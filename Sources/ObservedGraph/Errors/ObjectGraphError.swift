@@ -26,7 +26,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       case invalidRule, valueTooSmall, valueTooLarge, tooShort, tooLong, patternMismatch
       case invalidPredicate, invalidValue
       case duplicateTemplate, unknownTemplate, missingVariable
-      case invalidMigrationPlan, otherModelVersion
+      case invalidMigrationPlan, otherModelVersion, transactionInProgress
     }
     let code: Code
     /// The kind's name, such as `unknownKey`.
@@ -226,6 +226,11 @@ extension ObjectGraphError.Kind {
   /// An archived undo history was recorded with another model than the context's (its steps
   /// name properties by their place in that model); see ``ObjectContext/restoreUndoHistory(_:)``.
   public static let otherModelVersion = Self(code: .otherModelVersion)
+  /// A call that a transaction's body cannot make: `save()`, `undo()` and `redo()` of the
+  /// context's undo log, a ``ObjectContext/refresh(_:mergeChanges:)`` of an object the body
+  /// changed, or a nested `transaction(save: true)`; see
+  /// ``ObjectContext/transaction(actionName:save:_:)``.
+  public static let transactionInProgress = Self(code: .transactionInProgress)
   /// Several validation errors at once; see ``ObjectGraphError/underlying``.
   public static let multipleErrors = Self(code: .multipleErrors)
 }

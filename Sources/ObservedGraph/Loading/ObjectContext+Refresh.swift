@@ -18,9 +18,12 @@ extension ObjectContext {
   /// context.rollback()
   /// #expect(book.title == "Dune" && page.context == nil && !context.hasChanges)
   /// ```
+  /// - Precondition: No transaction's body is running (see ``transaction(actionName:_:)``: a
+  ///   throw from the body takes its changes back); otherwise the program stops with a message.
   /// - Complexity: O(*n*) in the changed objects and the values and relationship members they
   ///   changed.
   public func rollback() {
+    trapInTransaction("rollback()")
     processPendingChanges()
     let dirty = tracker.dirty.filter { $0.lifecycle == .registered }
       .sorted { $0.objectKey < $1.objectKey }
@@ -104,9 +107,16 @@ extension ObjectContext {
   ///   - mergeChanges: Whether to keep its unsaved changes on top of the store's values (true),
   ///     or to take them back and turn it into a fault (false).
   /// - Throws: What the store throws when `mergeChanges` is true; the object is unchanged then.
+  ///   ``ObjectGraphError/Kind/transactionInProgress`` for an object that the body of the
+  ///   transaction in progress changed (other objects refresh as usual).
   /// - Complexity: O(*p*) in the object's properties, plus, with `mergeChanges` true, one load
   ///   from the store; taking back changed relationships costs what setting them costs.
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
+    if let journal, journal.changed(object) {
+      throw ObjectGraphError(
+        .transactionInProgress, entity: object.entity.name, value: "\(object.objectID)",
+        reason: "the transaction in progress changed the object; refresh it after the transaction")
+    }
     if object.link === link { faulting.forgetFetchedResults(of: object.objectKey) }
     if object.isFaultFlag, object.marks & ManagedObject.prefilledMark != 0, object.link === link {
       // A fault whose values a to-many load put in place: they go, it loads them when read.

@@ -48,8 +48,13 @@ extension ObjectContext {
   /// book.title = "Dune"
   /// context.processPendingChanges()   // subscribers hear: updated [Book#3: title]
   /// ```
+  ///
+  /// In a transaction's body it does nothing: the transaction's commit posts its event (see
+  /// ``transaction(actionName:_:)``).
   /// - Complexity: O(objects changed since the last event).
   public func processPendingChanges() {
+    // A transaction's body: its commit posts.
+    guard journal == nil else { return }
     recorder.closeEvent()
     // Nobody to tell: the news is dropped without making the event, however many objects it names.
     guard center.subscriberCount > 0 else { return center.discardPending() }

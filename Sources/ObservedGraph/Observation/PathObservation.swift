@@ -25,6 +25,11 @@ final class PathObservation {
   private var depth = 0
   private var old: Any?
   private var isValid = true
+  /// The value before the open transaction first changed it: a delivery held for the commit
+  /// (see ``TransactionJournal``); nil when none is held.
+  private var heldOld: Any?? = nil
+  /// Whether the change under way happens in a transaction's body, and is held.
+  private var isHoldingChange = false
 
   init(
     context: ObjectContext, root: ManagedObject, paths: [[String]], options: ObservationOptions,
@@ -118,6 +123,17 @@ final class PathObservation {
   private func willChange() {
     defer { depth += 1 }
     guard depth == 0, isValid, let root else { return }
+    isHoldingChange = false
+    if let journal = context?.journal {
+      // In a transaction's body: the links re-bind when the change ends, and the handler hears
+      // the change once, at the commit, from the value before the first change.
+      isHoldingChange = true
+      if heldOld == nil {
+        heldOld = .some(current(root))
+        journal.notePath(self)
+      }
+      return
+    }
     old = current(root)
     if options.contains(.prior) {
       deliver(
@@ -130,7 +146,10 @@ final class PathObservation {
   /// The change a link was told of is not applied after all (it is planned again).
   private func cancelChange() {
     depth -= 1
-    if depth == 0 { old = nil }
+    if depth == 0 {
+      old = nil
+      isHoldingChange = false
+    }
   }
 
   private func didChange() {
@@ -138,6 +157,10 @@ final class PathObservation {
     guard depth == 0, isValid, let root else { return }
     uninstall()
     install()
+    if isHoldingChange {
+      isHoldingChange = false
+      return
+    }
     let new = current(root)
     let old = self.old
     self.old = nil
@@ -145,5 +168,36 @@ final class PathObservation {
       RawChange(
         kind: .setting, old: options.contains(.old) ? .some(old) : nil,
         new: options.contains(.new) ? .some(new) : nil, indexes: nil, isPrior: false))
+  }
+
+  // MARK: Transactions
+
+  /// The delivery held for a transaction's commit, with the value now as its new value: a call
+  /// that gives the handler its prior call (when asked) and one setting change from the value
+  /// before the transaction. Nil when nothing is held or the observation ended.
+  func takeHeldDelivery() -> (() -> Void)? {
+    guard let held = heldOld else { return nil }
+    heldOld = nil
+    guard isValid, let root else { return nil }
+    let old = held
+    let new = current(root)
+    return { [self] in
+      guard isValid else { return }
+      if options.contains(.prior) {
+        deliver(
+          RawChange(
+            kind: .setting, old: options.contains(.old) ? .some(old) : nil, new: nil,
+            indexes: nil, isPrior: true))
+      }
+      deliver(
+        RawChange(
+          kind: .setting, old: options.contains(.old) ? .some(old) : nil,
+          new: options.contains(.new) ? .some(new) : nil, indexes: nil, isPrior: false))
+    }
+  }
+
+  /// Forgets the delivery held for a transaction that threw.
+  func dropHeldDelivery() {
+    heldOld = nil
   }
 }

@@ -5,6 +5,9 @@
 /// quiet cascade delete, the undo and redo of undo columns) — reaches storage through
 /// ``apply(_:)``, which runs, in this order:
 ///
+/// 0. in a transaction's body, the journal's note of each edited slot's value before its first
+///    edit (``TransactionJournal/noteBefore(_:)``), in place of steps 1 and 4: Swift Observation
+///    hears the transaction's changes at its commit;
 /// 1. Swift Observation's `willSet` for each edited property, in a context that takes part in
 ///    Swift Observation (a manual bracket's edit was announced at the bracket's open, before the
 ///    caller's primitive sets stored it: ``willStoreInBracket(_:_:)``);
@@ -41,7 +44,15 @@ extension ObjectContext {
   /// stays small in each of its specializations.
   func apply<Edits: AppliedEdits>(_ edits: Edits, store: (Edits, Int) -> Void) {
     // The objects of a context that does not take part in Swift Observation have no registrar.
-    let announces = link.participatesInSwiftObservation
+    // In a transaction's body the registrar hears the changes at the commit, and the journal
+    // notes each slot's value before its first edit.
+    let announces: Bool
+    if let journal {
+      journal.noteBefore(edits)
+      announces = false
+    } else {
+      announces = link.participatesInSwiftObservation
+    }
     for position in 0..<edits.count where announces && !edits.isStored(at: position) {
       let slot = edits.slot(at: position)
       guard slot >= 0 else { continue }
@@ -153,6 +164,7 @@ extension ObjectContext {
   /// `willSet` before the store. The apply at the close skips the edit's `willSet`
   /// (``AppliedEdits/isStored(at:)``).
   func willStoreInBracket(_ object: ManagedObject, _ property: Property) {
+    if let journal { return journal.noteSlot(object, property, isManual: true) }
     object.registrar?.willSet(object, property.slot)
   }
 
@@ -237,6 +249,9 @@ protocol AppliedEdits {
   /// Whether storage holds its new value already: a manual bracket's edit, stored by the caller's
   /// primitive sets and announced to Swift Observation at the bracket's open.
   func isStored(at position: Int) -> Bool
+  /// Whether a manual bracket makes it: its observers hear it even where the entity does not
+  /// notify them of the key automatically.
+  func isManual(at position: Int) -> Bool
   /// The committed value to keep when storage no longer holds it (a bracket's value at its
   /// open); nil to take it from storage.
   func committedValue(at position: Int) -> SnapshotValue?
@@ -257,6 +272,7 @@ extension AppliedEdits {
   }
   func isReplay(at position: Int) -> Bool { false }
   func isStored(at position: Int) -> Bool { false }
+  func isManual(at position: Int) -> Bool { false }
   func committedValue(at position: Int) -> SnapshotValue? { nil }
   var changesEachSlotOnce: Bool { count == 1 }
 }
@@ -286,6 +302,7 @@ extension EditSequence {
 
   func isReplay(at position: Int) -> Bool { self[position].isReplay }
   func isStored(at position: Int) -> Bool { self[position].isApplied }
+  func isManual(at position: Int) -> Bool { self[position].isManual }
 
   func committedValue(at position: Int) -> SnapshotValue? {
     guard self[position].isApplied, let original = self[position].original else { return nil }

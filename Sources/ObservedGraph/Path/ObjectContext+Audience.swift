@@ -23,9 +23,9 @@
 /// | cascade delete, its undo and redo (ObjectContext+QuietDelete.swift) | the registrar, the undo recorder |
 /// | undo of an undo column's entry (``ObjectContext/quietReplayTarget(key:entity:slot:)``) | the registrar, the undo recorder |
 ///
-/// Transactions and change origins join here when they come: an open transaction journals every
-/// edit, so it will be a member of every change's audience, and an observer with an origin
-/// filter will count only for the origins it takes.
+/// An open transaction journals every edit (``TransactionJournal``): it is a member of every
+/// change's audience, so no change is quiet while one is open. Change origins join here when they
+/// come: an observer with an origin filter will count only for the origins it takes.
 ///
 /// **The cache.** A typed set asks the decision once per slot: ``ManagedObject/beginTypedSet(_:)``
 /// keeps a quiet answer in the object's quiet bits (`ManagedObject.quietSlots`, with
@@ -35,7 +35,7 @@
 /// that object (its lifecycle, flags, tracking, pending news or observers: `ManagedObject`'s
 /// property observers call it); every object's at once by ``ContextLink/voidQuietBits()``,
 /// whenever the context's part of the audience widens (an undo log attached, a tap added, the
-/// first manual bracket opened) and at a save or a reset, which change every object's tracking.
+/// first manual bracket opened, a transaction opened) and at a save or a reset, which change every object's tracking.
 struct Audience: OptionSet {
   let rawValue: UInt8
 
@@ -52,6 +52,9 @@ struct Audience: OptionSet {
   static var taps: Audience { Audience(rawValue: 1 << 4) }
   /// An open manual bracket (`willChangeValue` without its `didChangeValue` yet).
   static var brackets: Audience { Audience(rawValue: 1 << 5) }
+  /// An open transaction: it journals every edit (``TransactionJournal``), and holds the change
+  /// back from every listener outside the library until its commit.
+  static var transaction: Audience { Audience(rawValue: 1 << 6) }
 
   /// What the one apply serves for any change: a planner that serves nothing else may plan a
   /// change whose audience is at most this.
@@ -60,13 +63,14 @@ struct Audience: OptionSet {
 
 extension ObjectContext {
   /// The part of every change's audience that does not depend on the object: the undo recorder,
-  /// taps and open manual brackets.
+  /// taps, open manual brackets and an open transaction.
   @inline(__always)
   var changeAudience: Audience {
     var audience: Audience = []
     if recorder.isRecording { audience.insert(.undoRecorder) }
     if center.hasTaps { audience.insert(.taps) }
     if !brackets.isEmpty { audience.insert(.brackets) }
+    if journal != nil { audience.insert(.transaction) }
     return audience
   }
 

@@ -22,6 +22,18 @@ extension ObjectContext {
     var entries = InlineList<Entry>()
     /// The change recorders listening when the change was announced.
     var taps: [ObserverCenter.Tap] = []
+    /// Whether the change was announced in a transaction's body: only internal links hear it.
+    var heldBack = false
+    /// Whether the change is a transaction's, delivered at its commit: the internal links heard
+    /// it already.
+    var atCommit = false
+
+    /// Whether `observer` hears the change: a valid observer (an internal link even after it
+    /// was removed, so that its nesting count balances), as the two flags above allow.
+    func hears(_ observer: Observer) -> Bool {
+      if observer.isInternal { return !atCommit }
+      return observer.isValid && !heldBack
+    }
 
     /// Releases the internal links told of a change that is not applied after all (it is planned
     /// again), so their nesting counts balance.
@@ -36,8 +48,13 @@ extension ObjectContext {
 
   /// The prior calls. (Swift Observation hears `willSet` and `didSet` around the store, in
   /// ``apply(_:)``.)
-  func announce<Plan: EditSequence>(_ plan: Plan) -> Delivery {
+  ///
+  /// In a transaction's body only internal links hear a change (they re-bind at once); everyone
+  /// else hears it at the commit, which announces and delivers the transaction's changes
+  /// (`atCommit`) to everyone but the internal links.
+  func announce<Plan: EditSequence>(_ plan: Plan, atCommit: Bool = false) -> Delivery {
     guard center.isObserved else { return Delivery() }
+    let heldBack = journal != nil
     var delivery = Delivery()
     for index in 0..<plan.count {
       let object = plan[index].object
@@ -47,11 +64,13 @@ extension ObjectContext {
       else { continue }
       delivery.entries.append(Delivery.Entry(edit: index, observers: observers))
     }
-    delivery.taps = center.taps
+    delivery.taps = heldBack ? [] : center.taps
+    delivery.heldBack = heldBack
+    delivery.atCommit = atCommit
     for entry in 0..<delivery.entries.count {
       let index = delivery.entries[entry].edit
       for observer in delivery.entries[entry].observers
-      where observer.isValid || observer.isInternal {
+      where delivery.hears(observer) {
         guard let will = observer.will else { continue }
         will(priorChange(plan[index].edit, observer.options))
       }
@@ -64,7 +83,7 @@ extension ObjectContext {
     for entry in 0..<delivery.entries.count {
       let index = delivery.entries[entry].edit
       for observer in delivery.entries[entry].observers
-      where observer.isValid || observer.isInternal {
+      where delivery.hears(observer) {
         observer.did(change(plan[index].edit, observer.options))
       }
     }
