@@ -5,7 +5,7 @@ struct BenchConfig {
   /// The groups of rows, in the order they run; `--only=` picks some (for profiling one path).
   static let groups = [
     "memory", "attributes", "undoRecording", "undoReplay", "toMany", "cascade", "store", "live",
-    "migration",
+    "migration", "transaction",
   ]
 
   let quick: Bool

@@ -48,6 +48,10 @@ if config.runs("migration") {
   progress("migrations")
   rows += MigrationBench.run(config)
 }
+if config.runs("transaction") {
+  progress("transactions")
+  rows += TransactionBench.run(config)
+}
 if let memory { rows.append(memory) }
 // The table's order: DESIGN.md's rows first, then the extra ones.
 let order = [

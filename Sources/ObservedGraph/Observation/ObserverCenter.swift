@@ -6,6 +6,9 @@
 final class ObserverCenter {
   /// Registered observers, user and internal.
   private(set) var observerCount = 0
+  /// Registered internal links (of key-path and dependent-key observations), counted among
+  /// ``observerCount``: the only observers that hear a change in a transaction's body.
+  private(set) var internalObserverCount = 0
   /// Context-wide listeners of every change.
   /// Read by every set that may be quiet: its reads skip the dynamic exclusivity check.
   @exclusivity(unchecked) private(set) var taps: [Tap] = []
@@ -50,6 +53,7 @@ final class ObserverCenter {
     object.observers = table
     table.add(observer, slot: slot)
     observerCount += 1
+    if observer.isInternal { internalObserverCount += 1 }
   }
 
   func removeObserver(_ observer: Observer, from object: ManagedObject, slot: Int) {
@@ -59,6 +63,7 @@ final class ObserverCenter {
     table.remove(observer, slot: slot)
     if table.isEmpty { object.observers = nil }
     observerCount -= 1
+    if observer.isInternal { internalObserverCount -= 1 }
   }
 
   /// Removes many observers at once, each table slot compacted once: a path observation's links
@@ -68,6 +73,7 @@ final class ObserverCenter {
     for link in links where link.observer.isValid {
       link.observer.isValid = false
       observerCount -= 1
+      if link.observer.isInternal { internalObserverCount -= 1 }
       guard let object = link.object, let table = object.observers else { continue }
       touched[SlotKey(object, link.slot)] = (table, link.slot)
     }
@@ -84,6 +90,7 @@ final class ObserverCenter {
       for observer in observers where observer.isValid {
         observer.isValid = false
         observerCount -= 1
+        if observer.isInternal { internalObserverCount -= 1 }
       }
     }
     object.observers = nil
@@ -227,6 +234,9 @@ final class ObserverCenter {
   /// The observer count is not negative, every pending object is listed once and has news.
   func checkInvariants() {
     precondition(observerCount >= 0, "observer count \(observerCount) is negative")
+    precondition(
+      (0...observerCount).contains(internalObserverCount),
+      "internal observer count \(internalObserverCount) outside 0...\(observerCount)")
     var seen = Set<ObjectIdentifier>()
     for object in pendingObjects {
       precondition(

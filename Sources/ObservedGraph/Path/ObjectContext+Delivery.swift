@@ -55,6 +55,8 @@ extension ObjectContext {
   func announce<Plan: EditSequence>(_ plan: Plan, atCommit: Bool = false) -> Delivery {
     guard center.isObserved else { return Delivery() }
     let heldBack = journal != nil
+    // In a transaction's body nobody else hears the change now.
+    if heldBack && center.internalObserverCount == 0 { return Delivery() }
     var delivery = Delivery()
     for index in 0..<plan.count {
       let object = plan[index].object

@@ -44,8 +44,6 @@ final class TransactionJournal {
   private(set) var notes: [Note] = []
   /// The position of the note of each (object, slot); slot -1 for the object's lifecycle.
   private var positions: [SlotKey: Int] = [:]
-  /// The objects some note names, for refusing a refresh of a changed object.
-  private var changedObjects: Set<ObjectIdentifier> = []
   /// The hooks of ``ObjectContext/afterTransaction(onCommit:onRollback:)``, in the order they
   /// were added; `thrown` for one added in a nested transaction that threw.
   private var hooks: [(onCommit: (() -> Void)?, onRollback: (() -> Void)?, thrown: Bool)] = []
@@ -115,7 +113,6 @@ final class TransactionJournal {
 
   private func append(_ key: SlotKey, _ note: Note) {
     positions[key] = notes.count
-    changedObjects.insert(key.object)
     notes.append(note)
   }
 
@@ -126,8 +123,10 @@ final class TransactionJournal {
   }
 
   /// Whether the transaction changed `object` (a value, a relationship or its lifecycle).
+  /// - Complexity: O(notes): asked only by a refresh in a transaction's body.
   func changed(_ object: ManagedObject) -> Bool {
-    changedObjects.contains(ObjectIdentifier(object))
+    let id = ObjectIdentifier(object)
+    return positions.keys.contains { $0.object == id }
   }
 
   /// The lifecycle note of `object`, if its lifecycle changed in the transaction.
@@ -180,7 +179,6 @@ final class TransactionJournal {
     }
     notes.removeSubrange(mark.notes...)
     for index in hooks.indices[mark.hooks...] { hooks[index].thrown = true }
-    changedObjects = Set(positions.keys.map(\.object))
   }
 
   /// The outermost transaction threw: every held key-path delivery is dropped.
