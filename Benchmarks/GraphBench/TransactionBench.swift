@@ -36,7 +36,8 @@ enum TransactionBench {
         try! child.observe(keyPath: "parent", options: [.old, .new]) { _ in counter.count += 1 })
     }
     context.undoLog = UndoLog()
-    return World(context: context, items: items, children: children, parents: parents, tokens: tokens)
+    return World(
+      context: context, items: items, children: children, parents: parents, tokens: tokens)
   }
 
   private final class Counter { var count = 0 }

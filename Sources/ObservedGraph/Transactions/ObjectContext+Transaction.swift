@@ -329,9 +329,12 @@ extension ObjectContext {
     }
   }
 
-  /// Takes back and drops the group a transaction opened.
+  /// Takes back and drops the group a transaction opened. What the take-back would record is
+  /// dropped with the group, so it is not recorded (registration is off while it runs).
   private func discardActionGroup(of log: UndoLog) {
     do {
+      log.disableRegistration()
+      defer { try? log.enableRegistration() }
       try log.discardGroup()
     } catch {
       preconditionFailure(
