@@ -332,6 +332,55 @@ private final class Listener {
       ])
   }
 
+  /// `transaction(save: true)` whose save fails validation: the body's changes are taken back,
+  /// heard by no one; what was pending before stays pending. A later one saves everything.
+  @Test func aSaveThatFailsValidationTakesBackTheBodyOnly() throws {
+    let world = try UndoModel.world(saved: true)
+    world.boxes[3].label = "pending"
+    world.context.processPendingChanges()
+    let undoCount = world.log.undoCount
+    let listener = Listener(world.context)
+    #expect {
+      try world.context.transaction(save: true) {
+        world.boxes[0].weight = .nan  // no store keeps NaN exactly: the save refuses it
+        world.boxes[1].label = "also"
+      }
+    } throws: { error in
+      (error as? ObjectGraphError)?.kind == .invalidValue
+    }
+    #expect(listener.changes.isEmpty && listener.takeEvents().isEmpty)
+    #expect(world.boxes[0].weight == 0 && world.boxes[1].label == "box 1")
+    #expect(world.boxes[3].label == "pending" && world.boxes[3].isUpdated)
+    #expect(world.context.updatedObjects == [world.boxes[3]])
+    #expect(world.log.undoCount == undoCount && !world.context.isInTransaction)
+    try world.context.transaction(actionName: "Save", save: true) {
+      world.boxes[1].label = "saved"
+    }
+    #expect(!world.context.hasChanges && world.log.undoActionName == "Save")
+    #expect(
+      listener.changes.mismatch([#"UndoBox#4.label setting old="box 1" new="saved""#]) == nil)
+  }
+
+  /// A key-path observer with `.prior` gets its prior call at the commit too, before its change.
+  @Test func aKeyPathObserversPriorCallComesAtTheCommit() throws {
+    let world = try UndoModel.world(saved: true)
+    let box = world.boxes[0]
+    var seen: [String] = []
+    let token = try box.observe(keyPath: "lid.color", options: [.old, .new, .prior]) { change in
+      let old = ChangeRecorder.render(change.oldValue ?? nil)
+      let new = change.newValue.map { ChangeRecorder.render($0) } ?? "-"
+      seen.append(
+        "\(change.isPrior ? "prior" : "after") \(old) -> \(new) (\(box.lid?.color ?? "nil"))")
+    }
+    defer { token.invalidate() }
+    world.context.transaction {
+      box.lid = world.lids[2]
+      world.lids[2].color = "red"
+      #expect(seen.isEmpty)
+    }
+    #expect(seen == [#"prior "grey" -> - (red)"#, #"after "grey" -> "red" (red)"#])
+  }
+
   // MARK: Calls in the body
 
   /// `save()`, `undo()` and `redo()` throw in the body; a refresh throws for an object the body

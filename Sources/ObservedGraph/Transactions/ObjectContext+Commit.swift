@@ -4,8 +4,8 @@ extension ObjectContext {
   /// The deliveries of a commit, read from the journal before any of them is made.
   struct CommitDeliveries {
     enum Item {
-      /// The edits of one (object, key), or an object's lifecycle: announced and delivered as a
-      /// plan, to everyone but the internal links.
+      /// The edits of the (object, key)s and lifecycles noted one after the other, in order:
+      /// announced and delivered as one plan, to everyone but the internal links.
       case edits(EditList)
       /// A key-path observation's held delivery.
       case path(() -> Void)
@@ -27,15 +27,22 @@ extension ObjectContext {
   /// was noted, against the graph as it is now.
   func commitDeliveries(of journal: TransactionJournal) -> CommitDeliveries {
     var deliveries = CommitDeliveries()
+    // The edits since the last key-path delivery, one plan.
+    var edits = EditList()
     for note in journal.notes {
       switch note.subject {
       case .path(let observation):
-        if let call = observation.takeHeldDelivery() { deliveries.items.append(.path(call)) }
+        guard let call = observation.takeHeldDelivery() else { continue }
+        if !edits.isEmpty {
+          deliveries.items.append(.edits(edits))
+          edits = EditList()
+        }
+        deliveries.items.append(.path(call))
       case .lifecycle(let wasLive, let wasDeleted):
         let object = note.object.unsafelyUnwrapped
         guard object.isLive != wasLive else { continue }
         let change: LifecycleChange = wasLive ? .delete : wasDeleted ? .undelete : .insert
-        deliveries.items.append(.edits(EditList(PlannedEdit(.lifecycle(object, change)))))
+        edits.append(PlannedEdit(.lifecycle(object, change)))
         deliveries.news.append(.lifecycle(object, change))
         deliveries.changes = true
       case .slot(let property, let before):
@@ -63,8 +70,10 @@ extension ObjectContext {
           changes = property.differs(before, new)
           plan.append(PlannedEdit(.set(object, property, old: before, new: new), changes: changes))
         }
-        for position in 0..<plan.count { plan[position].isManual = note.announces }
-        deliveries.items.append(.edits(plan))
+        for position in 0..<plan.count {
+          plan[position].isManual = note.announces
+          edits.append(plan[position])
+        }
         deliveries.registrarSlots.append((object, property.slot))
         if changes {
           deliveries.news.append(.slot(object, property.slot))
@@ -72,6 +81,7 @@ extension ObjectContext {
         }
       }
     }
+    if !edits.isEmpty { deliveries.items.append(.edits(edits)) }
     return deliveries
   }
 
@@ -131,8 +141,10 @@ extension ObjectContext {
   }
 
   /// Tells everyone outside the library of the transaction's changes: Swift Observation's
-  /// `willSet` and `didSet` of each key, then, in the order each first changed, each key's prior
-  /// calls, observers and change recorders, and the key-path observers.
+  /// `willSet` and `didSet` of each key, then, in the order each first changed, the keys' prior
+  /// calls, observers and change recorders (as the phases deliver one plan: between two
+  /// key-path deliveries, the prior calls, then the observers, then the change recorders), and
+  /// the key-path observers.
   func deliver(_ deliveries: CommitDeliveries) {
     if link.participatesInSwiftObservation {
       for (object, slot) in deliveries.registrarSlots { object.registrar?.willSet(object, slot) }

@@ -53,7 +53,9 @@ extension ObjectContext {
   ///   the members that left, then those that joined;
   /// - an object inserted (or deleted) in the body as its insertion (or deletion), to change
   ///   recorders; an object inserted and deleted again in the body is not delivered at all;
-  /// - `.prior` observers are called at the commit, when the object already holds the new value;
+  /// - `.prior` observers are called at the commit, when the object already holds the new value
+  ///   (as for one change that edits several keys, the prior calls come first, then the
+  ///   observers' calls, then change recorders);
   /// - a key-path or dependent-key observer once, from the value before the transaction.
   ///
   /// Swift Observation's registrar hears `willSet` and `didSet` of every delivered key, before

@@ -44,6 +44,8 @@ final class TransactionJournal {
   private(set) var notes: [Note] = []
   /// The position of the note of each (object, slot); slot -1 for the object's lifecycle.
   private var positions: [SlotKey: Int] = [:]
+  /// How many lifecycle notes there are: without any, no object's lifecycle is looked up.
+  private var lifecycleCount = 0
   /// The hooks of ``ObjectContext/afterTransaction(onCommit:onRollback:)``, in the order they
   /// were added; `thrown` for one added in a nested transaction that threw.
   private var hooks: [(onCommit: (() -> Void)?, onRollback: (() -> Void)?, thrown: Bool)] = []
@@ -104,6 +106,7 @@ final class TransactionJournal {
     let key = SlotKey(object, -1)
     guard positions[key] == nil else { return }
     let wasDeleted = object.lifecycle == .registered && object.isDeletedFlag
+    lifecycleCount += 1
     append(
       key,
       Note(
@@ -131,7 +134,7 @@ final class TransactionJournal {
 
   /// The lifecycle note of `object`, if its lifecycle changed in the transaction.
   func lifecycleBefore(of object: ManagedObject) -> (wasLive: Bool, wasDeleted: Bool)? {
-    guard let position = positions[SlotKey(object, -1)],
+    guard lifecycleCount > 0, let position = positions[SlotKey(object, -1)],
       case .lifecycle(let wasLive, let wasDeleted) = notes[position].subject
     else { return nil }
     return (wasLive, wasDeleted)
@@ -175,6 +178,7 @@ final class TransactionJournal {
         positions[SlotKey(note.object!, property.slot)] = nil
       case .lifecycle:
         positions[SlotKey(note.object!, -1)] = nil
+        lifecycleCount -= 1
       }
     }
     notes.removeSubrange(mark.notes...)
