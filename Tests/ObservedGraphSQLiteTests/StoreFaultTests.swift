@@ -233,27 +233,16 @@ import Testing
     let expected = try Self.snapshot(of: context, held)
     let before = try SQLiteStoreTests.dump(url.path)
     let metadata = store.metadata
-    var step = 1
-    while true {
-      store.connection.failingStep = step
-      do {
-        try context.save()
-        store.connection.failingStep = nil
-        break
-      } catch let error as SQLiteError {
-        store.connection.failingStep = nil
-        guard error.kind == .injected else {
-          Issue.record("\(shape) step \(step): \(error)")
-          return
-        }
-      }
+    let failed = try Self.failingEachStatement(of: store, "\(shape)") {
+      try context.save()
+    } check: { (step: Int) throws in
       #expect(try SQLiteStoreTests.dump(url.path) == before, "\(shape) step \(step): the file")
       #expect(
         try Self.snapshot(of: context, held) == expected, "\(shape) step \(step): the context")
       #expect(store.metadata == metadata, "\(shape) step \(step): the reserved keys")
-      step += 1
     }
-    #expect(step > 5, "\(shape): the save ran \(step - 1) statements, each failed once")
+    guard let failed else { return }
+    #expect(failed > 4, "\(shape): the save ran \(failed) statements, each failed once")
     #expect(!context.hasChanges)
     let deleted = held.filter(\.isDeleted).map(\.objectID)
     try store.close()
@@ -261,6 +250,33 @@ import Testing
       url, held.filter { !deleted.contains($0.objectID) }, deleted: deleted, "\(shape)")
     if shape.options.keyBlockSize == 4 {
       #expect(store.metadata != metadata, "\(shape): the save reserved a new block of keys")
+    }
+  }
+
+  /// Runs `save` with a failure injected at its first statement, then at its second, and so on
+  /// until it succeeds, calling `check` with the step after each injected failure. Returns the
+  /// number of statements that failed once each; nil, with an issue recorded, when `save` threw
+  /// anything but the injected failure.
+  static func failingEachStatement(
+    of store: SQLiteStore, _ label: String, _ save: () throws -> Void,
+    check: (Int) throws -> Void
+  ) throws -> Int? {
+    var step = 1
+    while true {
+      store.connection.failingStep = step
+      do {
+        try save()
+        store.connection.failingStep = nil
+        return step - 1
+      } catch let error as SQLiteError {
+        store.connection.failingStep = nil
+        guard error.kind == .injected else {
+          Issue.record("\(label) step \(step): \(error)")
+          return nil
+        }
+      }
+      try check(step)
+      step += 1
     }
   }
 

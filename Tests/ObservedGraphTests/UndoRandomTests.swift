@@ -149,13 +149,7 @@ struct UndoRandomOperations {
     }
     #expect(Set(heard).count == heard.count, "seed \(seed) step \(step): \(heard)")
     guard log.undoCount > count else { return }
-    let after = GraphSnapshot(context)
-    try log.undo()
-    let undone = GraphSnapshot(context)
-    #expect(undone == before, "seed \(seed) step \(step) undo: \(undone.difference(from: before))")
-    try log.redo()
-    let redone = GraphSnapshot(context)
-    #expect(redone == after, "seed \(seed) step \(step) redo: \(redone.difference(from: after))")
+    try expectUndoAndRedo(step, before: before)
   }
 
   /// Closes the event, changes a few things as one event, then checks that undo gives back the
@@ -168,6 +162,12 @@ struct UndoRandomOperations {
     for _ in 0..<(1 + random.below(3)) { try randomEdit() }
     context.processPendingChanges()
     guard log.undoCount > count else { return }
+    try expectUndoAndRedo(step, before: before)
+  }
+
+  /// Undoes the newest group, which must give back `before` exactly, then redoes it, which must
+  /// give back the state now.
+  func expectUndoAndRedo(_ step: Int, before: GraphSnapshot) throws {
     let after = GraphSnapshot(context)
     try log.undo()
     let undone = GraphSnapshot(context)
