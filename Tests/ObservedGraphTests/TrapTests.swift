@@ -120,6 +120,12 @@ struct Trap: Sendable, CustomTestStringConvertible {
       name: "rollback in a transaction's body",
       message: "rollback() in a transaction's body; throw from the body"),
     Trap(
+      name: "a transaction of a reserved origin",
+      message: #"transaction(origin: "undo"): the origin "undo" is reserved for the library"#),
+    Trap(
+      name: "a nested transaction of another origin",
+      message: #"in the body of a transaction of origin "import""#),
+    Trap(
       name: "reset in a transaction's body",
       message: "reset() in a transaction's body; throw from the body"),
   ]
@@ -242,6 +248,14 @@ struct Trap: Sendable, CustomTestStringConvertible {
       s.context.transaction {
         s.books[0].title = "Renamed"
         s.context.rollback()
+      }
+    case "a transaction of a reserved origin":
+      let s = BookStore.scenario()
+      s.context.transaction(origin: .undo) { s.books[0].title = "Renamed" }
+    case "a nested transaction of another origin":
+      let s = BookStore.scenario()
+      s.context.transaction(origin: "import") {
+        s.context.transaction(origin: "sync") { s.books[0].title = "Renamed" }
       }
     case "reset in a transaction's body":
       let s = BookStore.scenario()

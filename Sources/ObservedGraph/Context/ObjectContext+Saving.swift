@@ -48,7 +48,7 @@ extension ObjectContext {
     for object in saving where object.lifecycle == .registered { object.willSave() }
     processPendingChanges()
     try validateForSave()
-    let saved = SavedObjects(tracker.changeSet())
+    let saved = SavedObjects(tracker.changeSet(), author: author)
     if !saved.isEmpty { saveSubscribers.post(.willSave, saved) }
     return PreparedSave(saving: saving, saved: saved)
   }
@@ -141,7 +141,7 @@ extension ObjectContext {
   /// - Precondition: The context's undo log is not undoing or redoing: an observer of a change
   ///   that undo or redo replays cannot reset the context under it (the program stops with a
   ///   message that says so). Reset after `undo()` or `redo()` returns. No transaction's body is
-  ///   running (see ``transaction(actionName:_:)``): the program stops with a message.
+  ///   running (see ``transaction(actionName:origin:_:)``): the program stops with a message.
   /// - Complexity: O(*n*) in the registered objects.
   public func reset() {
     trapInTransaction("reset()")

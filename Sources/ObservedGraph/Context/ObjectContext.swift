@@ -47,6 +47,15 @@ public final class ObjectContext {
   /// being taken back); nil otherwise. Every change is held back from listeners outside the
   /// library meanwhile.
   @exclusivity(unchecked) var journal: TransactionJournal?
+  /// The origins in force when each running undo or redo began, innermost last.
+  var originsBeforeReplay: [ChangeOrigin] = []
+  /// Who saves: named in every save's events (``SavedObjects/author``), as Core Data's
+  /// `transactionAuthor`. Nil by default.
+  ///
+  /// ```swift
+  /// context.author = "importer"
+  /// ```
+  public var author: String?
   /// The objects whose delete is taking its path (innermost last): deleting one of them again,
   /// from an observer of its delete's changes, does nothing (see ``delete(_:)``).
   var deletesUnderWay: [ObjectIdentifier] = []

@@ -26,7 +26,7 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       case invalidRule, valueTooSmall, valueTooLarge, tooShort, tooLong, patternMismatch
       case invalidPredicate, invalidValue
       case duplicateTemplate, unknownTemplate, missingVariable
-      case invalidMigrationPlan, otherModelVersion, transactionInProgress
+      case invalidMigrationPlan, otherModelVersion, transactionInProgress, invalidOrigin
     }
     let code: Code
     /// The kind's name, such as `unknownKey`.
@@ -229,8 +229,12 @@ extension ObjectGraphError.Kind {
   /// A call that a transaction's body cannot make: `save()`, `undo()` and `redo()` of the
   /// context's undo log, a ``ObjectContext/refresh(_:mergeChanges:)`` of an object the body
   /// changed, or a nested `transaction(save: true)`; see
-  /// ``ObjectContext/transaction(actionName:save:_:)``.
+  /// ``ObjectContext/transaction(actionName:origin:save:_:)``.
   public static let transactionInProgress = Self(code: .transactionInProgress)
+  /// An origin that cannot be put in force: one the library reserves (`undo`, `redo`, `merge`),
+  /// or in a transaction's body one other than the transaction's; see
+  /// ``ObjectContext/withOrigin(_:_:)``.
+  public static let invalidOrigin = Self(code: .invalidOrigin)
   /// Several validation errors at once; see ``ObjectGraphError/underlying``.
   public static let multipleErrors = Self(code: .multipleErrors)
 }

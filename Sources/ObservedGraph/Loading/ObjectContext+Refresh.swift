@@ -18,7 +18,7 @@ extension ObjectContext {
   /// context.rollback()
   /// #expect(book.title == "Dune" && page.context == nil && !context.hasChanges)
   /// ```
-  /// - Precondition: No transaction's body is running (see ``transaction(actionName:_:)``: a
+  /// - Precondition: No transaction's body is running (see ``transaction(actionName:origin:_:)``: a
   ///   throw from the body takes its changes back); otherwise the program stops with a message.
   /// - Complexity: O(*n*) in the changed objects and the values and relationship members they
   ///   changed.

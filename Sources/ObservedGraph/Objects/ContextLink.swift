@@ -63,6 +63,9 @@ final class ContextLink {
   /// the link its object holds, rather than in the context; its identity only, so that a fulfilment
   /// (every fetched object's first read) does not retain and release the object.
   @exclusivity(unchecked) var awakeningFromFetch: ObjectIdentifier?
+  /// The origin in force (see ``ObjectContext/origin``): kept here, where a typed set that
+  /// delivers to its observers itself reads it through the link its object holds.
+  @exclusivity(unchecked) @usableFromInline var origin = ChangeOrigin.local
 
   init(
     _ context: ObjectContext?, storeIdentifier: UUID, participatesInSwiftObservation: Bool = true

@@ -31,6 +31,8 @@ public final class ChangeRecorder {
     public let indexes: [Int]?
     /// Whether this was a prior (before-the-change) call.
     public let isPrior: Bool
+    /// Where the change came from (see ``ChangeOrigin``).
+    public let origin: ChangeOrigin
 
     /// `Book#3.title setting old="a" new="b"`, with ` indexes=[0]` and ` prior` when present.
     public var description: String {
@@ -41,7 +43,22 @@ public final class ChangeRecorder {
       if isPrior { line += " prior" }
       return line
     }
+
+    /// ``description``, followed by ` origin=<name>` when `showingOrigin` is true.
+    func line(showingOrigin: Bool) -> String {
+      showingOrigin ? description + " origin=\(origin)" : description
+    }
   }
+
+  /// Whether ``lines`` (and so ``take()`` and ``mismatch(_:)``) end each line with the change's
+  /// origin, ` origin=<name>`. Off by default; ``records`` always hold the origin.
+  ///
+  /// ```swift
+  /// recorder.showsOrigins = true
+  /// try context.withOrigin("import") { book.title = "Dune" }
+  /// #expect(recorder.take() == [#"Book#1.title setting old="" new="Dune" origin=import"#])
+  /// ```
+  public var showsOrigins = false
 
   /// Every record so far, in order.
   public private(set) var records: [Record] = []
@@ -65,7 +82,7 @@ public final class ChangeRecorder {
           try object.observe(keyPath: key, options: options) { [weak self] change in
             self?.append(
               label, key, change.kind, change.oldValue, change.newValue, change.indexes,
-              change.isPrior)
+              change.isPrior, change.origin)
           })
       }
     }
@@ -82,19 +99,19 @@ public final class ChangeRecorder {
       edit: { [weak self] object, key, change in
         self?.append(
           Self.label(object), key, change.kind, change.old, change.new, change.indexes,
-          change.isPrior)
+          change.isPrior, change.origin)
       },
-      lifecycle: { [weak self] object, what in
+      lifecycle: { [weak self, link = context.link] object, what in
         self?.records.append(
           Record(
             object: Self.label(object), key: "@lifecycle", kind: .setting, old: nil, new: what,
-            indexes: nil, isPrior: false))
+            indexes: nil, isPrior: false, origin: link.origin))
       })
     tokens.append(ObservationToken { [link = context.link] in link.context?.center.removeTap(id) })
   }
 
   /// The records as lines of text.
-  public var lines: [String] { records.map(\.description) }
+  public var lines: [String] { records.map { $0.line(showingOrigin: showsOrigins) } }
 
   /// Returns the lines recorded so far and forgets them.
   ///
@@ -139,12 +156,12 @@ public final class ChangeRecorder {
 
   private func append(
     _ object: String, _ key: String, _ kind: ChangeKind, _ old: Any??, _ new: Any??,
-    _ indexes: [Int]?, _ isPrior: Bool
+    _ indexes: [Int]?, _ isPrior: Bool, _ origin: ChangeOrigin
   ) {
     records.append(
       Record(
         object: object, key: key, kind: kind, old: old.map(Self.render), new: new.map(Self.render),
-        indexes: indexes, isPrior: isPrior))
+        indexes: indexes, isPrior: isPrior, origin: origin))
   }
 
   static func label(_ object: ManagedObject) -> String {

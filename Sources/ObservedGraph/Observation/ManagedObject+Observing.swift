@@ -52,7 +52,7 @@ extension KeyValueObserving where Self: ManagedObject {
           ObservedChange(
             kind: raw.kind, oldValue: raw.oldValue.map(convert),
             newValue: raw.newValue.map(convert),
-            indexes: raw.indexes, isPrior: raw.isPrior))
+            indexes: raw.indexes, isPrior: raw.isPrior, origin: raw.origin))
       },
       // Given the object rather than capturing it weakly: a weak reference, even one never used,
       // moves all of the object's reference counting to the slow path.
@@ -61,8 +61,8 @@ extension KeyValueObserving where Self: ManagedObject {
           unsafeDowncast(object, to: Self.self),
           ObservedChange(
             kind: raw.kind, oldValue: raw.oldValue.map { $0 as! Value },
-            newValue: raw.newValue.map { $0 as! Value }, indexes: raw.indexes, isPrior: raw.isPrior)
-        )
+            newValue: raw.newValue.map { $0 as! Value }, indexes: raw.indexes, isPrior: raw.isPrior,
+            origin: raw.origin))
       })
   }
 
@@ -289,7 +289,7 @@ extension ManagedObject {
         RawChange(
           kind: .setting, old: nil,
           new: options.contains(.new) ? .some(publicValue(property, tracking: false)) : nil,
-          indexes: nil, isPrior: false))
+          indexes: nil, isPrior: false, origin: context.link.origin))
     }
     // The token holds the object's observer table weakly and the context's link, neither the object
     // nor the context: a weak reference to either would move all of its reference counting to the

@@ -50,7 +50,7 @@ extension ObjectContext {
   /// ```
   ///
   /// In a transaction's body it does nothing: the transaction's commit posts its event (see
-  /// ``transaction(actionName:_:)``).
+  /// ``transaction(actionName:origin:_:)``).
   /// - Complexity: O(objects changed since the last event).
   public func processPendingChanges() {
     // A transaction's body: its commit posts.

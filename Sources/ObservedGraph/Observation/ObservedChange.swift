@@ -20,8 +20,17 @@ public struct ObservedChange<Value> {
   public let indexes: [Int]?
   /// Whether this is the extra call made before the change (`.prior`).
   public let isPrior: Bool
+  /// Where the change came from (see ``ChangeOrigin``): ``ChangeOrigin/local`` unless another
+  /// origin was in force when it was made; ``ChangeOrigin/undo`` and ``ChangeOrigin/redo`` for
+  /// the changes of an undo and a redo. An `.initial` call carries the origin in force when the
+  /// observer was registered.
+  public let origin: ChangeOrigin
 
   /// Creates a change, for example to compare with the ones a handler received.
+  ///
+  /// ```swift
+  /// let expected = ObservedChange(kind: .setting, oldValue: "", newValue: "Dune", origin: "import")
+  /// ```
   ///
   /// - Parameters:
   ///   - kind: The kind.
@@ -29,15 +38,17 @@ public struct ObservedChange<Value> {
   ///   - newValue: The new value, or nil when not delivered.
   ///   - indexes: Ordered to-many positions.
   ///   - isPrior: Whether it is a prior call.
+  ///   - origin: Where the change came from; ``ChangeOrigin/local`` by default.
   public init(
     kind: ChangeKind, oldValue: Value? = nil, newValue: Value? = nil, indexes: [Int]? = nil,
-    isPrior: Bool = false
+    isPrior: Bool = false, origin: ChangeOrigin = .local
   ) {
     self.kind = kind
     self.oldValue = oldValue
     self.newValue = newValue
     self.indexes = indexes
     self.isPrior = isPrior
+    self.origin = origin
   }
 }
 
@@ -52,10 +63,11 @@ struct RawChange {
   var new: Any??
   var indexes: [Int]?
   var isPrior: Bool
+  var origin: ChangeOrigin
 
   func typed<Value>(_ convert: (Any?) -> Value) -> ObservedChange<Value> {
     ObservedChange(
       kind: kind, oldValue: old.map(convert), newValue: new.map(convert), indexes: indexes,
-      isPrior: isPrior)
+      isPrior: isPrior, origin: origin)
   }
 }

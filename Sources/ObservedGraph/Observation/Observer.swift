@@ -55,12 +55,14 @@ final class TypedDelivery<Value> {
     self.wantsNew = options.contains(.new)
   }
 
-  /// Calls the handler with a setting from `old` to `new`, as the options ask.
+  /// Calls the handler with a setting from `old` to `new`, as the options ask, made with
+  /// `origin` in force.
   @inlinable
-  func deliver(old: Value, new: Value) {
+  func deliver(old: Value, new: Value, origin: ChangeOrigin) {
     handler(
       ObservedChange(
-        kind: .setting, oldValue: wantsOld ? old : nil, newValue: wantsNew ? new : nil))
+        kind: .setting, oldValue: wantsOld ? old : nil, newValue: wantsNew ? new : nil,
+        origin: origin))
   }
 }
 

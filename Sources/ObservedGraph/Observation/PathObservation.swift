@@ -49,7 +49,7 @@ final class PathObservation {
       deliver(
         RawChange(
           kind: .setting, old: nil, new: options.contains(.new) ? .some(current(root)) : nil,
-          indexes: nil, isPrior: false))
+          indexes: nil, isPrior: false, origin: link.origin))
     }
   }
 
@@ -139,7 +139,7 @@ final class PathObservation {
       deliver(
         RawChange(
           kind: .setting, old: options.contains(.old) ? .some(old) : nil, new: nil, indexes: nil,
-          isPrior: true))
+          isPrior: true, origin: link.origin))
     }
   }
 
@@ -167,7 +167,8 @@ final class PathObservation {
     deliver(
       RawChange(
         kind: .setting, old: options.contains(.old) ? .some(old) : nil,
-        new: options.contains(.new) ? .some(new) : nil, indexes: nil, isPrior: false))
+        new: options.contains(.new) ? .some(new) : nil, indexes: nil, isPrior: false,
+        origin: link.origin))
   }
 
   // MARK: Transactions
@@ -187,12 +188,13 @@ final class PathObservation {
         deliver(
           RawChange(
             kind: .setting, old: options.contains(.old) ? .some(old) : nil, new: nil,
-            indexes: nil, isPrior: true))
+            indexes: nil, isPrior: true, origin: link.origin))
       }
       deliver(
         RawChange(
           kind: .setting, old: options.contains(.old) ? .some(old) : nil,
-          new: options.contains(.new) ? .some(new) : nil, indexes: nil, isPrior: false))
+          new: options.contains(.new) ? .some(new) : nil, indexes: nil, isPrior: false,
+          origin: link.origin))
     }
   }
 

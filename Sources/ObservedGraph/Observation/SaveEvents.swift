@@ -13,14 +13,18 @@ public struct SavedObjects: Hashable, Sendable {
   public let updated: [ObjectID]
   /// Saved objects the save deleted, in key order.
   public let deleted: [ObjectID]
+  /// Who saved: the context's ``ObjectContext/author`` at the save (Core Data's
+  /// `transactionAuthor`).
+  public let author: String?
 
   /// Whether the save writes nothing.
   var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
-  init(_ changes: ChangeSet) {
+  init(_ changes: ChangeSet, author: String?) {
     inserted = changes.inserted
     updated = changes.updated.map(\.object)
     deleted = changes.deleted
+    self.author = author
   }
 }
 

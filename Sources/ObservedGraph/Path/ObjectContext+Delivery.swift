@@ -119,25 +119,27 @@ extension ObjectContext {
       return RawChange(
         kind: .setting, old: wantsOld ? .some(edit.old) : nil,
         new: wantsNew ? .some(edit.new) : nil,
-        indexes: nil, isPrior: false)
+        indexes: nil, isPrior: false, origin: link.origin)
     case .insert(let objects, let indexes):
       let ordered = property?.isOrdered == true
       return RawChange(
         kind: .insertion, old: nil,
         new: wantsNew ? .some(collectionForm(objects, ordered)) : nil,
-        indexes: ordered ? indexes : nil, isPrior: false)
+        indexes: ordered ? indexes : nil, isPrior: false, origin: link.origin)
     case .remove(let objects, let indexes):
       let ordered = property?.isOrdered == true
       return RawChange(
         kind: .removal, old: wantsOld ? .some(collectionForm(objects, ordered)) : nil, new: nil,
-        indexes: ordered ? indexes : nil, isPrior: false)
+        indexes: ordered ? indexes : nil, isPrior: false, origin: link.origin)
     case .replace(let old, let new):
       let ordered = property?.isOrdered == true
       return RawChange(
         kind: .setting, old: wantsOld ? .some(collectionForm(old, ordered)) : nil,
-        new: wantsNew ? .some(collectionForm(new, ordered)) : nil, indexes: nil, isPrior: false)
+        new: wantsNew ? .some(collectionForm(new, ordered)) : nil, indexes: nil, isPrior: false,
+        origin: link.origin)
     case .lifecycle:
-      return RawChange(kind: .setting, old: nil, new: nil, indexes: nil, isPrior: false)
+      return RawChange(
+        kind: .setting, old: nil, new: nil, indexes: nil, isPrior: false, origin: link.origin)
     }
   }
 
@@ -165,13 +167,15 @@ extension ObserverTable {
     // The list is held for the delivery; each observer (held by the list) and its delivery (held
     // by the observer) are borrowed, not retained around each call.
     let observers = object.observers.unsafelyUnwrapped.typedLists[slot]
+    let origin = object.link.unsafelyUnwrapped.origin
     observers.withUnsafeBufferPointer { observers in
       for index in observers.indices {
         Unmanaged.passUnretained(observers[index])._withUnsafeGuaranteedRef { observer in
           guard observer.isValid else { return }
           // The table lists only observers registered with a `TypedDelivery` of this slot's type.
           observer.typedUnretained.unsafelyUnwrapped._withUnsafeGuaranteedRef {
-            unsafeDowncast($0, to: TypedDelivery<Value>.self).deliver(old: old, new: new)
+            unsafeDowncast($0, to: TypedDelivery<Value>.self).deliver(
+              old: old, new: new, origin: origin)
           }
         }
       }

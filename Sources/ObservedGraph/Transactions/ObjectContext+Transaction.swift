@@ -11,7 +11,7 @@ import UndoLog
 /// (object, key) with its value before the transaction and at the commit — drops it, and
 /// delivers those changes; then the group is named and closed and the event posted.
 extension ObjectContext {
-  /// Whether a transaction's body is running (see ``transaction(actionName:_:)``).
+  /// Whether a transaction's body is running (see ``transaction(actionName:origin:_:)``).
   ///
   /// ```swift
   /// context.transaction { #expect(context.isInTransaction) }
@@ -82,9 +82,21 @@ extension ObjectContext {
   /// The body must leave the undo log's groups as it found them and must not replace
   /// ``undoLog``; otherwise the program stops with a message.
   ///
+  /// **Origin.** Every change the transaction makes carries one origin (see ``ChangeOrigin``):
+  /// `origin`, or when it is nil the origin in force at the call. Observers see it at the commit,
+  /// and it stays in force while the commit is delivered, so changes observers make then carry it
+  /// too. In the body, ``withOrigin(_:_:)`` with another origin throws. This form cannot throw
+  /// anything but the body's error: a reserved origin (``ChangeOrigin/undo``,
+  /// ``ChangeOrigin/redo``, ``ChangeOrigin/merge``), or one other than the origin of the
+  /// transaction it is nested in, stops the program with a message;
+  /// ``transaction(actionName:origin:save:_:)`` throws ``ObjectGraphError/Kind/invalidOrigin``
+  /// instead.
+  ///
   /// - Parameters:
   ///   - actionName: The undo group's name, for an "Undo \<name\>" menu item
   ///     (`UndoLog.undoActionName`).
+  ///   - origin: The origin of the transaction's changes; nil (the default) for the one in
+  ///     force.
   ///   - body: The changes. It may throw; then nothing it changed stays.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws, after its changes were taken back. A body that cannot throw
@@ -92,18 +104,18 @@ extension ObjectContext {
   /// - Complexity: O(changes made by `body`), twice that when it throws.
   @discardableResult
   public func transaction<Result, Failure: Error>(
-    actionName: String = "", _ body: () throws(Failure) -> Result
+    actionName: String = "", origin: ChangeOrigin? = nil, _ body: () throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    switch runTransaction(actionName, saving: false, body) {
+    switch runTransaction(actionName, origin: origin, saving: false, body) {
     case .success(let result): return result
     case .failure(.body(let error)): throw error
-    case .failure(.save(let error)):
-      preconditionFailure(
-        "ObservedGraph: a transaction that does not save failed to save: \(error)")
+    case .failure(.own(let error)):
+      // Only the origin can be refused before a transaction that does not save.
+      preconditionFailure("ObservedGraph: \((error as? ObjectGraphError)?.reason ?? "\(error)")")
     }
   }
 
-  /// Runs `body` as one transaction (see ``transaction(actionName:_:)``) and, with `save` true,
+  /// Runs `body` as one transaction (see ``transaction(actionName:origin:_:)``) and, with `save` true,
   /// saves every pending change of the context at its commit: the graph and the store both have
   /// the changes, or neither does — SwiftData's `ModelContext.transaction(block:)`.
   ///
@@ -126,24 +138,28 @@ extension ObjectContext {
   ///
   /// - Parameters:
   ///   - actionName: The undo group's name.
-  ///   - save: Whether to save at the commit (`false` is ``transaction(actionName:_:)``).
+  ///   - origin: The origin of the transaction's changes; nil (the default) for the one in
+  ///     force.
+  ///   - save: Whether to save at the commit (`false` is ``transaction(actionName:origin:_:)``).
   ///   - body: The changes.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws; what the validation or the store throws; nothing changed
-  ///   then. ``ObjectGraphError/Kind/transactionInProgress`` when `save` is true inside another
-  ///   transaction's body (only the outermost transaction can save), before the body runs.
+  ///   then. Before the body runs: ``ObjectGraphError/Kind/transactionInProgress`` when `save` is
+  ///   true inside another transaction's body (only the outermost transaction can save);
+  ///   ``ObjectGraphError/Kind/invalidOrigin`` for a reserved origin, or one other than the
+  ///   origin of the transaction it is nested in.
   @discardableResult
   public func transaction<Result>(
-    actionName: String = "", save: Bool, _ body: () throws -> Result
+    actionName: String = "", origin: ChangeOrigin? = nil, save: Bool, _ body: () throws -> Result
   ) throws -> Result {
-    switch runTransaction(actionName, saving: save, body) {
+    switch runTransaction(actionName, origin: origin, saving: save, body) {
     case .success(let result): return result
     case .failure(.body(let error)): throw error
-    case .failure(.save(let error)): throw error
+    case .failure(.own(let error)): throw error
     }
   }
 
-  /// Runs `body` as one user action: the spelling of ``transaction(actionName:_:)`` with the
+  /// Runs `body` as one user action: the spelling of ``transaction(actionName:origin:_:)`` with the
   /// action's name first.
   ///
   /// ```swift
@@ -195,19 +211,30 @@ extension ObjectContext {
 
   // MARK: Running
 
-  /// Why a transaction failed: its body threw, or its save at the commit did.
+  /// Why a transaction failed: its body threw; or the transaction refused to start, or its save
+  /// at the commit threw.
   enum TransactionFailure<Failure: Error>: Error {
     case body(Failure)
-    case save(any Error)
+    case own(any Error)
   }
 
-  /// Runs a transaction: see ``transaction(actionName:_:)``.
+  /// Runs a transaction: see ``transaction(actionName:origin:_:)``.
   private func runTransaction<Result, Failure: Error>(
-    _ name: String, saving: Bool, _ body: () throws(Failure) -> Result
+    _ name: String, origin: ChangeOrigin?, saving: Bool, _ body: () throws(Failure) -> Result
   ) -> Swift.Result<Result, TransactionFailure<Failure>> {
+    // An origin given is checked; none takes the one in force (`.undo` from an observer while
+    // the log undoes, say).
+    if let origin {
+      do {
+        try checkOrigin(origin, for: "transaction(origin: \"\(origin)\")")
+      } catch {
+        return .failure(.own(error))
+      }
+    }
+    let origin = origin ?? link.origin
     if saving && journal != nil {
       return .failure(
-        .save(
+        .own(
           ObjectGraphError(
             .transactionInProgress, entity: "",
             reason: "transaction(save: true) inside another transaction's body; "
@@ -227,9 +254,12 @@ extension ObjectContext {
     log.beginGroup()
     let level = log.groupingLevel
     let opensJournal = journal == nil
+    let originBefore = link.origin
+    link.origin = origin
+    defer { link.origin = originBefore }
     if opensJournal {
       journal = TransactionJournal(
-        refusing: userLog.map { $0 === log ? [log] : [log, $0] } ?? [log])
+        origin: origin, refusing: userLog.map { $0 === log ? [log] : [log, $0] } ?? [log])
       audienceWidened()  // every change is journalled now: no set is quiet by an older answer
     }
     let mark = journal.unsafelyUnwrapped.mark()
@@ -256,6 +286,7 @@ extension ObjectContext {
       if opensJournal {
         let hooks = endThrown(isNested: isNested)
         if log !== userLog { undoLog = userLog }
+        link.origin = originBefore
         for hook in hooks { hook() }
       } else {
         journal.unsafelyUnwrapped.rollBack(to: mark)
@@ -279,8 +310,9 @@ extension ObjectContext {
         discardActionGroup(of: log)
         let hooks = endThrown(isNested: isNested)
         if log !== userLog { undoLog = userLog }
+        link.origin = originBefore
         for hook in hooks { hook() }
-        return .failure(.save(error))
+        return .failure(.own(error))
       }
     }
     let journal = self.journal.unsafelyUnwrapped
@@ -302,6 +334,7 @@ extension ObjectContext {
     if log !== userLog { undoLog = userLog }
     if !isNested { processPendingChanges() }
     if let saved { finishSave(saved.prepared, leaving: saved.leaving) }
+    link.origin = originBefore
     for hook in journal.hooksToRun(committed: true) { hook() }
     return .success(result)
   }

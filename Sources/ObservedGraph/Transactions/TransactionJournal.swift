@@ -51,8 +51,11 @@ final class TransactionJournal {
   private var hooks: [(onCommit: (() -> Void)?, onRollback: (() -> Void)?, thrown: Bool)] = []
   /// The undo logs that refuse undo and redo while the body runs.
   let refusingLogs: [UndoLog]
+  /// The transaction's origin: every change it makes carries it.
+  let origin: ChangeOrigin
 
-  init(refusing logs: [UndoLog]) {
+  init(origin: ChangeOrigin, refusing logs: [UndoLog]) {
+    self.origin = origin
     refusingLogs = logs
     let refusal = ObjectGraphError(
       .transactionInProgress, entity: "", reason: "undo and redo wait until the transaction ends")

@@ -294,8 +294,11 @@ final class UndoRecorder {
     switch event {
     case .willUndo, .willRedo:
       isCollecting = true
+      participant.context?.beginReplayOrigin(event == .willUndo ? .undo : .redo)
     case .didUndo, .didRedo:
       isCollecting = false
+      // What restored objects change when they are told is part of the undo or redo.
+      defer { participant.context?.endReplayOrigin() }
       let objects = restored
       let events = objects.map(notedEvents(of:))
       forgetRestored()
