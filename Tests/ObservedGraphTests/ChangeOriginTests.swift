@@ -167,3 +167,27 @@ import UndoLog
     #expect(authors == [nil, "importer"])
   }
 }
+
+/// The table of origin names is shared by every task: origins made at once from many tasks get
+/// one number per name.
+@Suite struct ChangeOriginConcurrencyTests {
+  @Test func originsMadeFromManyTasksAtOnceAgree() async {
+    let names = (0..<32).map { "task origin \($0)" }
+    let made = await withTaskGroup(of: [ChangeOrigin].self) { group in
+      for task in 0..<8 {
+        group.addTask {
+          names.indices.map { ChangeOrigin(names[($0 + task) % names.count]) }
+        }
+      }
+      var all: [[ChangeOrigin]] = []
+      for await origins in group { all.append(origins) }
+      return all
+    }
+    #expect(made.count == 8)
+    for origins in made {
+      #expect(Set(origins).count == names.count)
+      for origin in origins { #expect(origin == ChangeOrigin(origin.name)) }
+    }
+    #expect(Set(made.flatMap { $0 }.map(\.name)) == Set(names))
+  }
+}

@@ -53,26 +53,28 @@ extension ObjectContext {
         {
           continue
         }
-        var plan = EditList()
         var changes = true
+        // The key's edits join the plan, heard where the body's edits of the key were.
+        func add(_ edit: Edit) {
+          var planned = PlannedEdit(edit, changes: changes)
+          planned.isManual = note.announces
+          edits.append(planned)
+        }
         if property.isToMany {
-          plan = membershipEdits(
+          let membership = membershipEdits(
             of: object, property, from: before as? [ManagedObject] ?? [],
             to: object.members(property))
-          guard !plan.isEmpty else { continue }
+          guard !membership.isEmpty else { continue }
+          membership.forEach(add)
         } else if property.isRelationship {
           let old = before as? ManagedObject
           let new = object.toOne(property)
           guard old !== new else { continue }
-          plan.append(PlannedEdit(.set(object, property, old: old, new: new)))
+          add(.set(object, property, old: old, new: new))
         } else {
           let new = object.read(property.slot, tracking: false)
           changes = property.differs(before, new)
-          plan.append(PlannedEdit(.set(object, property, old: before, new: new), changes: changes))
-        }
-        for position in 0..<plan.count {
-          plan[position].isManual = note.announces
-          edits.append(plan[position])
+          add(.set(object, property, old: before, new: new))
         }
         deliveries.registrarSlots.append((object, property.slot))
         if changes {
@@ -91,9 +93,9 @@ extension ObjectContext {
   private func membershipEdits(
     of object: ManagedObject, _ property: Property, from old: [ManagedObject],
     to new: [ManagedObject]
-  ) -> EditList {
-    var plan = EditList()
-    guard !sameMembers(old, new) else { return plan }
+  ) -> [Edit] {
+    var edits: [Edit] = []
+    guard !sameMembers(old, new) else { return edits }
     var left: [ManagedObject] = []
     var leftIndexes: [Int] = []
     var joined: [ManagedObject] = []
@@ -115,17 +117,15 @@ extension ObjectContext {
       left = old.filter { !newSet.contains(ObjectIdentifier($0)) }
       joined = new.filter { !oldSet.contains(ObjectIdentifier($0)) }
       // The same members in another order: an unordered relationship did not change.
-      guard !left.isEmpty || !joined.isEmpty else { return plan }
+      guard !left.isEmpty || !joined.isEmpty else { return edits }
     }
     if !left.isEmpty {
-      plan.append(
-        PlannedEdit(.remove(object, property, objects: left, indexes: leftIndexes)))
+      edits.append(.remove(object, property, objects: left, indexes: leftIndexes))
     }
     if !joined.isEmpty {
-      plan.append(
-        PlannedEdit(.insert(object, property, objects: joined, indexes: joinedIndexes)))
+      edits.append(.insert(object, property, objects: joined, indexes: joinedIndexes))
     }
-    return plan
+    return edits
   }
 
   /// The news of the transaction's event: what ends changed, in the order it first changed.
