@@ -279,16 +279,21 @@ extension ObjectContext {
       log.groupingLevel == level,
       "ObservedGraph: the body of transaction(actionName: \"\(name)\") left the undo log's "
         + "groups unbalanced (grouping level \(log.groupingLevel), \(level) expected)")
+    // The outermost transaction threw (its body or its save): everything taken back, unheard.
+    func takeBackOutermost() {
+      discardActionGroup(of: log)
+      let hooks = endThrown(isNested: isNested)
+      if log !== userLog { undoLog = userLog }
+      link.origin = originBefore
+      for hook in hooks { hook() }
+    }
     let result: Result
     switch outcome {
     case .failure(let error):
-      discardActionGroup(of: log)
       if opensJournal {
-        let hooks = endThrown(isNested: isNested)
-        if log !== userLog { undoLog = userLog }
-        link.origin = originBefore
-        for hook in hooks { hook() }
+        takeBackOutermost()
       } else {
+        discardActionGroup(of: log)
         journal.unsafelyUnwrapped.rollBack(to: mark)
       }
       return .failure(.body(error))
@@ -307,11 +312,7 @@ extension ObjectContext {
         let prepared = try prepareSave()
         saved = (prepared, try writeSave())
       } catch {
-        discardActionGroup(of: log)
-        let hooks = endThrown(isNested: isNested)
-        if log !== userLog { undoLog = userLog }
-        link.origin = originBefore
-        for hook in hooks { hook() }
+        takeBackOutermost()
         return .failure(.own(error))
       }
     }
