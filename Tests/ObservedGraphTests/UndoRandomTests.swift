@@ -8,6 +8,9 @@ import UndoLog
 /// groups. After every step both sides of every relationship agree; at random points an undo must
 /// give back exactly the state before the last group and a redo exactly the state after it; at the
 /// end, undoing everything gives back the start and redoing everything the final state.
+///
+/// Steps run under random origins (and transactions with random origins); after some events, the
+/// next event's origins are checked against every change heard in it (``OriginOracle``).
 @Suite struct UndoRandom {
   static let steps = 10_000
 
@@ -29,11 +32,14 @@ struct UndoRandomOperations {
   let world: UndoModel.World
   var context: ObjectContext { world.context }
   var log: UndoLog { world.log }
+  let oracle: OriginOracle
+  let origins: [ChangeOrigin] = ["import", "sync"]
 
   init(seed: UInt64) {
     self.seed = seed
     random = UndoRandomGenerator(seed: seed)
     world = try! UndoModel.world()
+    oracle = OriginOracle(context: world.context, seed: seed)
   }
 
   func live<T: ManagedObject>(_ type: T.Type) -> [T] {
@@ -62,12 +68,22 @@ struct UndoRandomOperations {
     let atStart = GraphSnapshot(context)
     #expect(
       atStart == start, "seed \(seed) after \(undone) undos: \(atStart.difference(from: start))")
-    while log.canRedo { try log.redo() }
+    // Redo as many groups as were undone: groups undone before the end stay on the redo stack.
+    for _ in 0..<undone { try log.redo() }
     let atEnd = GraphSnapshot(context)
     #expect(atEnd == final, "seed \(seed) after redoing all: \(atEnd.difference(from: final))")
+    #expect(oracle.checked > 50, "seed \(seed): only \(oracle.checked) events checked")
   }
 
+  /// One step, under a random origin one time in four.
   mutating func step(_ step: Int) throws {
+    guard random.below(4) == 0, let origin = random.pick(origins) else {
+      return try stepBody(step)
+    }
+    try context.withOrigin(origin) { try stepBody(step) }
+  }
+
+  mutating func stepBody(_ step: Int) throws {
     switch random.below(100) {
     case 0..<8: insert()
     case 8..<24: setAttribute()
@@ -76,7 +92,11 @@ struct UndoRandomOperations {
     case 44..<50: try manyToMany()
     case 50..<55: try delete()
     case 55..<58: try bracketed()
-    case 58..<70: context.processPendingChanges()
+    case 58..<70:
+      context.processPendingChanges()
+      // Half the time, the next event's origins are checked (the recorder that hears every
+      // change makes no set quiet, so not always).
+      if random.below(2) == 0 { oracle.watchNextEvent() }
     case 70..<73:
       if log.groupingLevel < 3 { log.beginGroup() }
     case 73..<77:
@@ -119,7 +139,8 @@ struct UndoRandomOperations {
     let throwsAtEnd = random.below(3) == 0
     let edits = 1 + random.below(4)
     do {
-      try context.transaction(actionName: "Random") { () throws -> Void in
+      let origin = random.below(3) == 0 ? random.pick(origins) : nil
+      try context.transaction(actionName: "Random", origin: origin) { () throws -> Void in
         for _ in 0..<edits { try randomEdit() }
         if random.below(3) == 0 {
           let inner = GraphSnapshot(context)
@@ -283,5 +304,57 @@ struct UndoRandomGenerator {
 
   mutating func pick<Element>(_ elements: [Element]) -> Element? {
     elements.isEmpty ? nil : elements[below(elements.count)]
+  }
+}
+
+/// Checks an event's origins against the changes a change recorder heard since the event before:
+/// each updated key has the origins of its changes (equal-value sets and prior calls left out),
+/// each inserted or deleted object those of its inserts and deletes.
+final class OriginOracle {
+  private let context: ObjectContext
+  private let seed: UInt64
+  private var recorder: ChangeRecorder?
+  private var token: ObservationToken?
+  /// The events checked.
+  private(set) var checked = 0
+
+  init(context: ObjectContext, seed: UInt64) {
+    self.context = context
+    self.seed = seed
+    token = context.onObjectsDidChange { [unowned self] event in check(event) }
+  }
+
+  /// Records every change until the next event, then checks it. Call right after an event.
+  func watchNextEvent() {
+    recorder = ChangeRecorder(context: context)
+  }
+
+  private func check(_ event: ObjectsDidChange) {
+    guard let recorder else { return }
+    self.recorder = nil
+    recorder.stop()
+    checked += 1
+    var keys: [String: [String: Set<ChangeOrigin>]] = [:]
+    var lifecycles: [String: Set<ChangeOrigin>] = [:]
+    for record in recorder.records where !record.isPrior {
+      if record.key == "@lifecycle" {
+        lifecycles[record.object, default: []].insert(record.origin)
+      } else if record.kind != .setting || record.old != record.new {
+        keys[record.object, default: [:]][record.key, default: []].insert(record.origin)
+      }
+    }
+    for (id, changed) in event.updated {
+      for key in changed {
+        let expected = keys["\(id)"]?[key] ?? []
+        #expect(
+          event.origins(of: id, key: key) == expected,
+          "seed \(seed): \(id).\(key) in \(event) after \(recorder.lines)")
+      }
+    }
+    for id in event.inserted.union(event.deleted) {
+      #expect(
+        event.origins(of: id) == lifecycles["\(id)"] ?? [],
+        "seed \(seed): \(id) in \(event) after \(recorder.lines)")
+    }
   }
 }

@@ -9,6 +9,9 @@ final class ChangeTracker {
   /// removing are a store or a swap with the last: one reference per object, and no hash table by
   /// identity.
   @exclusivity(unchecked) private(set) var dirty: ContiguousArray<ManagedObject> = []
+  /// The origins of the changes since the last save (see ``OriginLedger``); started again when
+  /// nothing is left to save.
+  @exclusivity(unchecked) var origins = OriginLedger()
   #if OBSERVEDGRAPH_INVARIANTS
     private var fullChecks = FullCheckSchedule()
   #endif
@@ -68,6 +71,7 @@ final class ChangeTracker {
       dirty[index] = last
       last.dirtyIndex = Int32(index)
     }
+    if dirty.isEmpty { origins.reset() }
   }
 
   /// Marks a slot changed, keeping its committed value the first time (for saved objects).
@@ -142,29 +146,51 @@ final class ChangeTracker {
 
   /// Stops tracking an object that left the context (undo of its insert).
   func forget(_ object: ManagedObject) {
+    object.changes.removeChangeOrigins()
     removeDirty(object)
   }
 
   /// The changes a save writes: inserted objects, updated ones with their changed persistent
   /// properties, and deleted ones that were saved before. An object inserted and deleted since the
   /// last save is in none of them.
+  ///
+  /// Each object change gets its origins (see ``OriginLedger``): an insert's or delete's, or
+  /// those of the changes of the saved keys.
   func changeSet() -> ChangeSet {
     var set = ChangeSet()
+    set.origin = origins.isMixed ? nil : origins.uniform
     for object in dirty where object.lifecycle == .registered {
       if object.isDeletedFlag {
-        if !object.isInsertedFlag { set.deleted.append(object.objectID) }
+        if !object.isInsertedFlag {
+          set.deleted.append(object.objectID)
+          noteOrigins(of: object, slots: [-1], in: &set)
+        }
       } else if object.isInsertedFlag {
         set.inserted.append(object.objectID)
+        noteOrigins(of: object, slots: [-1], in: &set)
       } else if !object.changes.isEmpty {
-        let names = object.changes.changedSlots.map { object.entity.properties[$0] }
-          .filter { $0.attribute?.isTransient != true }.map(\.name)
-        if !names.isEmpty { set.updated.append((object.objectID, names)) }
+        let saved = object.changes.changedSlots.filter {
+          object.entity.properties[$0].attribute?.isTransient != true
+        }
+        if !saved.isEmpty {
+          set.updated.append((object.objectID, saved.map { object.entity.properties[$0].name }))
+          noteOrigins(of: object, slots: saved, in: &set)
+        }
       }
     }
     set.inserted.sort { $0.key < $1.key }
     set.deleted.sort { $0.key < $1.key }
     set.updated.sort { $0.object.key < $1.object.key }
     return set
+  }
+
+  /// Keeps the origins of `object`'s `slots` (-1: its insert or delete) in the change set, when
+  /// the ledger is mixed.
+  private func noteOrigins(of object: ManagedObject, slots: [Int], in set: inout ChangeSet) {
+    guard origins.isMixed else { return }
+    set.objectOrigins[object.objectID] = slots.reduce(into: []) {
+      $0.formUnion(origins.origins(object.changes.changeOrigins($1)))
+    }
   }
 
   /// After a successful save: every change is committed. Returns the deleted objects, which leave
@@ -178,6 +204,7 @@ final class ChangeTracker {
       object.dirtyIndex = -1
     }
     dirty.removeAll()
+    origins.reset()
     return leaving
   }
 
@@ -185,6 +212,7 @@ final class ChangeTracker {
   func discardAll() {
     for object in dirty { object.dirtyIndex = -1 }
     dirty.removeAll()
+    origins.reset()
   }
 
   // MARK: Invariants
@@ -238,6 +266,11 @@ struct ChangeSet: CustomStringConvertible {
   var inserted: [ObjectID] = []
   var updated: [(object: ObjectID, keys: [String])] = []
   var deleted: [ObjectID] = []
+  /// The origin of every change, when they have one (nil when there is none, or several: then
+  /// ``objectOrigins`` has each object change's).
+  var origin: ChangeOrigin?
+  /// The origins of each object change, when the changes have several.
+  var objectOrigins: [ObjectID: Set<ChangeOrigin>] = [:]
 
   var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 

@@ -25,7 +25,8 @@ extension ObjectContext {
   }
 
   /// Quiet bits that are in force agree with the audience decision (ObjectContext+Audience.swift):
-  /// each holds only for a live, loaded object's slot that is tracked and pending, whose audience
+  /// each holds only for a live, loaded object's slot that is tracked and pending with the origin
+  /// in force noted (``notesOrigin(of:_:)``), whose audience
   /// is at most Swift Observation and typed observers, without an undo log; bits set by a recorded
   /// set (see `ManagedObject.recordedQuietFlag`), at most Swift Observation and the undo recorder,
   /// while an undo log is attached (its registration may be off).
@@ -41,7 +42,7 @@ extension ObjectContext {
         (recorded ? recorder.log != nil : recorder.log == nil)
           && object.isLive && !object.isFaultFlag
           && slots.allSatisfy {
-            object.isTrackedAndPending($0)
+            object.isTrackedAndPending($0) && notesOrigin(of: object, $0)
               && audience(of: object, slot: $0).isSubset(of: served)
           },
         "\(object.objectID) has quiet slots \(slots) that are not quiet")

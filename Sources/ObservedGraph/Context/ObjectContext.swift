@@ -147,7 +147,7 @@ public final class ObjectContext {
   ///
   /// Off, no object has a registrar, reads report nothing and changes skip the step. Code
   /// that never uses Swift Observation — a server, a command-line tool, a test — saves its cost
-  /// on every read and set, and the registrar's memory in every object. The library's own observation (``ManagedObject/observe(_:options:changeHandler:)``,
+  /// on every read and set, and the registrar's memory in every object. The library's own observation (``KeyValueObserving/observe(_:options:origins:changeHandler:)``,
   /// objects-did-change events, ``ChangeRecorder``) works the same either way.
   public var participatesInSwiftObservation: Bool { link.participatesInSwiftObservation }
 

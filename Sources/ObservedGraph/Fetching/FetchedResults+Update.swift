@@ -19,6 +19,11 @@ private struct InPlace {
 extension FetchedResults {
   /// Updates the results for one event and delivers the change, if any.
   ///
+  /// While a handler has an origin filter, the change carries the origins of the event's changes
+  /// that made it: per object (see ``ObjectsDidChange/origins(of:key:)``) when the event has
+  /// several origins — a result's own changes, or the changes of the keys the results read on a
+  /// related object.
+  ///
   /// - Complexity: O(k log n) for the k objects the event names (and the objects found by
   ///   walking back from related ones), plus the array shifts of the objects that come, go or
   ///   move.
@@ -28,6 +33,12 @@ extension FetchedResults {
     var untraceable = false
     let registry = context.registry
     let includesSubentities = request.includesSubentities
+    // The origins of the changes that made each object a candidate, when they differ by object.
+    let eventOrigins: Set<ChangeOrigin>? = hasFilteredHandlers ? event.origins : nil
+    var causes: [Int64: Set<ChangeOrigin>]? = (eventOrigins?.count ?? 0) > 1 ? [:] : nil
+    func cause(_ object: ManagedObject, _ origins: @autoclosure () -> Set<ChangeOrigin>) {
+      if causes != nil { causes![object.objectKey, default: []].formUnion(origins()) }
+    }
 
     func isResultEntity(_ object: ManagedObject) -> Bool {
       includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
@@ -44,38 +55,56 @@ extension FetchedResults {
           untraceable = true
           return
         }
-        for origin in origins where isResultEntity(origin) { check(origin) }
+        // The origins of the changes of the keys the results read on the object.
+        func readOrigins() -> Set<ChangeOrigin> {
+          guard let keys else { return event.origins(of: object.objectID) }
+          let read = hop.readsUnmodelledKey ? keys : keys.intersection(hop.keys)
+          return read.reduce(into: []) {
+            $0.formUnion(event.origins(of: object.objectID, key: $1))
+          }
+        }
+        for origin in origins where isResultEntity(origin) {
+          check(origin)
+          cause(origin, readOrigins())
+        }
       }
     }
 
     for id in event.deleted {
       guard entries[id.key] != nil, let index = offset(ofKey: id.key) else { continue }
       check(storage[index])
+      cause(storage[index], event.origins(of: id))
     }
     for id in event.inserted {
       guard let object = registry.object(for: id), isResultEntity(object) else { continue }
       check(object)
+      cause(object, event.origins(of: id))
     }
     for (id, keys) in event.updated {
       guard let object = registry.object(for: id) else { continue }
       if isResultEntity(object) {
         if dependencies.affectsRoot(keys) {
           check(object)
+          cause(object, event.origins(of: id))
         } else if entries[object.objectKey] != nil, candidates[object.objectKey] == nil {
           touched[object.objectKey] = object
+          cause(object, event.origins(of: id))
         }
       }
       related(object, keys)
     }
     for id in event.refreshed {
       guard let object = registry.object(for: id) else { continue }
-      if isResultEntity(object) { check(object) }
+      if isResultEntity(object) {
+        check(object)
+        cause(object, event.origins(of: id))
+      }
       related(object, nil)
     }
     if untraceable {
       do {
         let (objects, entries) = try fetchEntries()
-        return replace(with: objects, entries: entries)
+        return replace(with: objects, entries: entries, origins: eventOrigins)
       } catch {
         // The request fetched before; a failure now (a store error) leaves the results as
         // they were until the next event.
@@ -83,11 +112,17 @@ extension FetchedResults {
       }
     }
     guard !candidates.isEmpty || !touched.isEmpty else { return }
-    apply(Array(candidates.values), touched: Array(touched.values))
+    apply(
+      Array(candidates.values), touched: Array(touched.values), origins: eventOrigins,
+      causes: causes)
   }
 
-  /// Moves the candidates to where they belong, and delivers the difference.
-  private func apply(_ checked: [Candidate], touched: [ManagedObject]) {
+  /// Moves the candidates to where they belong, and delivers the difference: made by changes of
+  /// `origins`, or, when `causes` are given, of the causes of the objects it names.
+  private func apply(
+    _ checked: [Candidate], touched: [ManagedObject], origins: Set<ChangeOrigin>?,
+    causes: [Int64: Set<ChangeOrigin>]?
+  ) {
     var removals: [Candidate] = []
     var insertions: [Candidate] = []
     var inPlace: [ManagedObject] = []
@@ -168,10 +203,16 @@ extension FetchedResults {
     }
     guard !difference.isEmpty || !updated.isEmpty else { return }
     if updated.count > 1 { updated.sort { $0.offset < $1.offset } }
+    var origins = origins
+    if let causes {
+      let named = removals.map(\.object) + insertions.map(\.object) + updated.map(\.object)
+      origins = named.reduce(into: []) { $0.formUnion(causes[$1.objectKey] ?? []) }
+    }
     deliver(
       Change(
         difference: difference.inferringMoves(), updated: updated.map { $0.object as! Result },
-        updatedOffsets: updated.map(\.offset)))
+        updatedOffsets: updated.map(\.offset)),
+      origins: origins)
   }
 
   /// Removes the objects at ascending offsets: one by one when they are few, in one pass

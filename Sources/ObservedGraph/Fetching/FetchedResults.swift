@@ -81,11 +81,28 @@ public final class FetchedResults<Result: ManagedObject>: Observable {
   /// written.
   private let objectsKeyPath: KeyPath<FetchedResults, [Result]> = \.objects
   private var subscription: ObservationToken?
-  private var handlers: [(id: Int, handler: (Change) -> Void)] = []
+  private var handlers: [Handler] = []
   private var streams: [Int: AsyncStream<IdentifiedChange>.Continuation] = [:]
   private var nextHandlerID = 0
-  /// Changes waiting for delivery while one is delivered (a handler that causes an event).
-  private var queue: [Change] = []
+  /// Changes waiting for delivery while one is delivered (a handler that causes an event), each
+  /// with the origins of the changes that made it (nil: every handler hears it) and, while a
+  /// handler has an origin filter, the objects after it.
+  private var queue: [(change: Change, origins: Set<ChangeOrigin>?, after: [Result]?)] = []
+  /// Whether a handler has an origin filter: changes it does not hear fold into the next one it
+  /// does.
+  var hasFilteredHandlers: Bool { handlers.contains { !$0.origins.isAll } }
+
+  /// A handler of ``onChange(origins:_:)``.
+  private struct Handler {
+    let id: Int
+    let origins: OriginFilter
+    let call: (Change) -> Void
+    /// The objects as the handler last heard of them, once it did not hear a change (its filter
+    /// left the change's origins out); nil while it heard every change.
+    var heard: [Result]?
+    /// The objects changed in place by the changes it did not hear.
+    var unheardUpdates: [Result] = []
+  }
   private var isDelivering = false
 
   /// Fetches a request's results and keeps them current.
@@ -258,12 +275,27 @@ public final class FetchedResults<Result: ManagedObject>: Observable {
   ///   print(change.difference.count, "rows changed")
   /// }
   /// ```
-  /// - Parameter handler: Called with every change.
+  ///
+  /// With an origin filter, the handler hears the changes made by at least one change whose
+  /// origin the filter admits. The results follow every change all the same: a change the
+  /// handler does not hear folds into the next one it hears, whose difference then goes from
+  /// the objects as the handler last heard of them to the objects now.
+  ///
+  /// ```swift
+  /// let token = results.onChange(origins: .excluding([.merge])) { change in
+  ///   animate(change.difference)   // merged changes arrive inside the next local one
+  /// }
+  /// ```
+  /// - Parameters:
+  ///   - origins: The origins of the changes heard; all by default.
+  ///   - handler: Called with every change heard.
   /// - Returns: The registration's token.
-  public func onChange(_ handler: @escaping (Change) -> Void) -> ObservationToken {
+  public func onChange(origins: OriginFilter = .all, _ handler: @escaping (Change) -> Void)
+    -> ObservationToken
+  {
     nextHandlerID += 1
     let id = nextHandlerID
-    handlers.append((id, handler))
+    handlers.append(Handler(id: id, origins: origins, call: handler))
     return ObservationToken { [weak self] in self?.handlers.removeAll { $0.id == id } }
   }
 
@@ -301,13 +333,16 @@ public final class FetchedResults<Result: ManagedObject>: Observable {
     replace(with: objects, entries: entries)
   }
 
-  /// Puts fetched objects in place and delivers the difference.
-  func replace(with objects: [Result], entries: [Int64: [FetchValue?]]) {
+  /// Puts fetched objects in place and delivers the difference, made by changes of `origins`
+  /// (nil: heard by every handler).
+  func replace(
+    with objects: [Result], entries: [Int64: [FetchValue?]], origins: Set<ChangeOrigin>? = nil
+  ) {
     let difference = objects.difference(from: storage) { $0 === $1 }.inferringMoves()
     self.entries = entries
     if !difference.isEmpty {
       mutate { $0 = objects }
-      deliver(Change(difference: difference, updated: [], updatedOffsets: []))
+      deliver(Change(difference: difference, updated: [], updatedOffsets: []), origins: origins)
     }
   }
 
@@ -319,18 +354,39 @@ public final class FetchedResults<Result: ManagedObject>: Observable {
     }
   }
 
-  /// Hands a change to every handler and stream, in order: a change caused by a handler waits
-  /// until the current one has reached everyone.
-  func deliver(_ change: Change) {
+  /// Hands a change, made by changes of `origins` (nil: heard by every handler), to every
+  /// handler whose filter admits one of them and to every stream, in order: a change caused by a
+  /// handler waits until the current one has reached everyone. Called right after the change is
+  /// made to the objects.
+  func deliver(_ change: Change, origins: Set<ChangeOrigin>?) {
     checkInvariants()
-    queue.append(change)
+    queue.append((change, origins, hasFilteredHandlers ? storage : nil))
     guard !isDelivering else { return }
     isDelivering = true
     defer { isDelivering = false }
     while !queue.isEmpty {
-      let next = queue.removeFirst()
-      for (id, handler) in handlers where handlers.contains(where: { $0.id == id }) {
-        handler(next)
+      let (next, origins, after) = queue.removeFirst()
+      for id in handlers.map(\.id) {
+        guard let index = handlers.firstIndex(where: { $0.id == id }) else { continue }
+        let handler = handlers[index]
+        if let after, let origins, !handler.origins.admitsAny(of: origins) {
+          // Not heard: the handler's view stays where it was.
+          if handler.heard == nil {
+            guard let before = after.applying(next.difference.inverse()) else {
+              preconditionFailure("FetchedResults: a change does not apply backwards")
+            }
+            handlers[index].heard = before
+          }
+          handlers[index].unheardUpdates += next.updated
+        } else if let heard = handler.heard, let after {
+          handlers[index].heard = nil
+          handlers[index].unheardUpdates = []
+          let folded = Self.change(
+            from: heard, to: after, updated: handler.unheardUpdates + next.updated)
+          if !folded.isEmpty { handler.call(folded) }
+        } else {
+          handler.call(next)
+        }
       }
       guard !streams.isEmpty else { continue }
       let identified = IdentifiedChange(next)
@@ -338,6 +394,31 @@ public final class FetchedResults<Result: ManagedObject>: Observable {
         if case .terminated = continuation.yield(identified) { streams[id] = nil }
       }
     }
+  }
+
+  /// The change from `old` to `new` objects, with the objects of `updated` that are in `new` and
+  /// did not move as changed in place: changes a handler did not hear, folded with the one it
+  /// hears.
+  private static func change(from old: [Result], to new: [Result], updated: [Result]) -> Change {
+    let difference = new.difference(from: old) { $0 === $1 }.inferringMoves()
+    var inserted = Set<ObjectIdentifier>()
+    for case .insert(_, let element, _) in difference.insertions {
+      inserted.insert(ObjectIdentifier(element))
+    }
+    var offsets: [ObjectIdentifier: Int] = [:]
+    for (offset, object) in new.enumerated() { offsets[ObjectIdentifier(object)] = offset }
+    var inPlace: [(offset: Int, object: Result)] = []
+    var seen = Set<ObjectIdentifier>()
+    for object in updated {
+      let id = ObjectIdentifier(object)
+      guard !inserted.contains(id), let offset = offsets[id], seen.insert(id).inserted else {
+        continue
+      }
+      inPlace.append((offset, new[offset]))
+    }
+    inPlace.sort { $0.offset < $1.offset }
+    return Change(
+      difference: difference, updated: inPlace.map(\.object), updatedOffsets: inPlace.map(\.offset))
   }
 
   deinit {

@@ -3,8 +3,10 @@
 /// ``ChangeTracker``.
 ///
 /// Slots below 64 are bits in the object itself; the rare parts — slots from 64 on, committed
-/// values, and the pending state's slots from 64 on (see ``PendingState``) — share one box,
-/// ``SlotOverflow``, made when first needed: two words per object instead of five.
+/// values, the pending state's slots from 64 on (see ``PendingState``), and the origins of the
+/// changes and of the pending news once several origins changed the graph (see
+/// ``OriginLedger``) — share one box, ``SlotOverflow``, made when first needed: two words per
+/// object instead of five.
 struct ChangeState {
   private var low: UInt64 = 0
   /// The rare parts; nil until first needed.
@@ -31,6 +33,7 @@ struct ChangeState {
       uniqueOverflow().changed.removeAll { $0 == slot }
     }
     if overflow?.originals[slot] != nil { uniqueOverflow().originals[slot] = nil }
+    if overflow?.changeOrigins[slot] != nil { uniqueOverflow().changeOrigins[slot] = nil }
   }
 
   /// The changed slots, ascending.
@@ -48,13 +51,40 @@ struct ChangeState {
     _modify { yield &uniqueOverflow().originals }
   }
 
-  /// Forgets every change (a save, a reset); the pending state's slots stay.
+  /// Forgets every change (a save, a reset) and their origins; the pending state's slots and
+  /// origins stay.
   mutating func removeAll() {
     low = 0
-    if let overflow, !overflow.changed.isEmpty || !overflow.originals.isEmpty {
-      let pending = overflow.pending
-      self.overflow = pending.isEmpty ? nil : SlotOverflow(pending: pending)
+    if let overflow,
+      !overflow.changed.isEmpty || !overflow.originals.isEmpty || !overflow.changeOrigins.isEmpty
+    {
+      self.overflow =
+        overflow.pending.isEmpty && overflow.pendingOrigins.isEmpty
+        ? nil : SlotOverflow(pending: overflow.pending, origins: overflow.pendingOrigins)
     }
+  }
+
+  // MARK: Origins (see ``OriginLedger``)
+
+  /// The origins of the changes of `slot` (-1: of the object's insert or delete) since the last
+  /// save, when the ledger keeps them per slot; nil when none are kept.
+  func changeOrigins(_ slot: Int) -> Set<ChangeOrigin>? { overflow?.changeOrigins[slot] }
+
+  mutating func setChangeOrigins(_ slot: Int, _ origins: Set<ChangeOrigin>) {
+    uniqueOverflow().changeOrigins[slot] = origins
+  }
+
+  /// Forgets the origins of the changes (the object left the context).
+  mutating func removeChangeOrigins() {
+    if overflow?.changeOrigins.isEmpty == false { uniqueOverflow().changeOrigins.removeAll() }
+  }
+
+  /// The origins of the news of `slot` (-1: of the object's insert or delete) since the last
+  /// event, when the ledger keeps them per slot; nil when none are kept.
+  func pendingOrigins(_ slot: Int) -> Set<ChangeOrigin>? { overflow?.pendingOrigins[slot] }
+
+  mutating func setPendingOrigins(_ slot: Int, _ origins: Set<ChangeOrigin>) {
+    uniqueOverflow().pendingOrigins[slot] = origins
   }
 
   // MARK: The pending state's slots from 64 on
@@ -67,8 +97,10 @@ struct ChangeState {
 
   var pendingSlots: [Int] { overflow?.pending.sorted() ?? [] }
 
+  /// Forgets the pending slots from 64 on and the pending news' origins.
   mutating func removeAllPending() {
     if overflow?.pending.isEmpty == false { uniqueOverflow().pending.removeAll() }
+    if overflow?.pendingOrigins.isEmpty == false { uniqueOverflow().pendingOrigins.removeAll() }
   }
 
   /// The box, made if needed, and copied first if another state shares it.
@@ -92,15 +124,26 @@ final class SlotOverflow {
   @exclusivity(unchecked) var originals = CommittedValues()
   /// Pending slots from 64 on (the observer center's, see ``PendingState``).
   @exclusivity(unchecked) var pending: [Int] = []
+  /// The origins of the changes since the last save, by slot (-1: the insert or delete), kept
+  /// while the tracker's ``OriginLedger`` is mixed.
+  @exclusivity(unchecked) var changeOrigins: [Int: Set<ChangeOrigin>] = [:]
+  /// The origins of the news since the last event, by slot (-1: the insert or delete), kept
+  /// while the observer center's ``OriginLedger`` is mixed.
+  @exclusivity(unchecked) var pendingOrigins: [Int: Set<ChangeOrigin>] = [:]
 
   init() {}
 
-  init(pending: [Int]) { self.pending = pending }
+  init(pending: [Int], origins: [Int: Set<ChangeOrigin>]) {
+    self.pending = pending
+    self.pendingOrigins = origins
+  }
 
   init(copying other: SlotOverflow) {
     changed = other.changed
     originals = other.originals
     pending = other.pending
+    changeOrigins = other.changeOrigins
+    pendingOrigins = other.pendingOrigins
   }
 }
 

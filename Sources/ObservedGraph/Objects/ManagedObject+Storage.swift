@@ -104,7 +104,7 @@ extension ManagedObject {
 
   /// The first half of a typed attribute set: loads a fault, stops if the object cannot change, and
   /// says how the set goes on. It is quiet when the slot is already tracked as changed and pending
-  /// for the next event, and the set's audience (``ObjectContext/audience(of:slot:)``) is at most
+  /// for the next event with the origin in force noted, and the set's audience (``ObjectContext/audience(of:slot:)``) is at most
   /// Swift Observation with, besides, either the slot's typed observers or the undo recorder,
   /// which the setter serves itself. A quiet answer is kept in the slot's quiet bit
   /// (``cacheQuietSet(_:recorded:)``), so that the next set of the slot can skip this call; the
@@ -113,7 +113,7 @@ extension ManagedObject {
   final func beginTypedSet(_ slot: Int) -> TypedSet {
     if isFaultFlag { fulfilFaultOrStop() }
     let context = typedSetContext(slot: slot)
-    guard isTrackedAndPending(slot) else { return .full }
+    guard isTrackedAndPending(slot), context.notesOrigin(of: self, slot) else { return .full }
     switch context.audience(of: self, slot: slot).subtracting(.registrar) {
     case []:
       cacheQuietSet(slot, recorded: false)

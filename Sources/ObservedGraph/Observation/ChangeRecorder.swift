@@ -70,16 +70,18 @@ public final class ChangeRecorder {
   ///   - objects: The objects to watch.
   ///   - keys: Keys or key paths, observed on each object.
   ///   - options: The observation options; `[.old, .new]` by default.
-  /// - Throws: The errors of ``ManagedObject/observe(keyPath:options:changeHandler:)``.
+  ///   - origins: The origins of the changes recorded; all by default.
+  /// - Throws: The errors of ``ManagedObject/observe(keyPath:options:origins:changeHandler:)``.
   public init(
     observing objects: [ManagedObject], keys: [String],
-    options: ObservationOptions = [.old, .new]
+    options: ObservationOptions = [.old, .new], origins: OriginFilter = .all
   ) throws {
     for object in objects {
       let label = Self.label(object)
       for key in keys {
         tokens.append(
-          try object.observe(keyPath: key, options: options) { [weak self] change in
+          try object.observe(keyPath: key, options: options, origins: origins) {
+            [weak self] change in
             self?.append(
               label, key, change.kind, change.oldValue, change.newValue, change.indexes,
               change.isPrior, change.origin)
@@ -92,16 +94,21 @@ public final class ChangeRecorder {
   /// the inverse upkeep it caused, the work of delete rules, undo and redo), with old and new
   /// values, and each insert (`@lifecycle setting new=inserted`) and delete.
   ///
-  /// - Parameter context: The context to watch.
-  public init(context: ObjectContext) {
+  /// - Parameters:
+  ///   - context: The context to watch.
+  ///   - origins: The origins of the changes recorded (an insert or delete has the origin in
+  ///     force when it was made); all by default.
+  public init(context: ObjectContext, origins: OriginFilter = .all) {
     context.audienceWidened()  // every set is heard now: no set is quiet by an older answer
     let id = context.center.addTap(
       edit: { [weak self] object, key, change in
+        guard origins.admits(change.origin) else { return }
         self?.append(
           Self.label(object), key, change.kind, change.old, change.new, change.indexes,
           change.isPrior, change.origin)
       },
       lifecycle: { [weak self, link = context.link] object, what in
+        guard origins.admits(link.origin) else { return }
         self?.records.append(
           Record(
             object: Self.label(object), key: "@lifecycle", kind: .setting, old: nil, new: what,

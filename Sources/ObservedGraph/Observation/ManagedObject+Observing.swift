@@ -21,14 +21,20 @@ extension KeyValueObserving where Self: ManagedObject {
   /// too with `.prior`). An object that no longer belongs to a context (its deletion was saved, its
   /// insertion undone, or its context reset or released) returns a token that is already over.
   ///
+  ///
+  /// With an origin filter the handler hears only the changes whose origin the filter admits
+  /// (see ``ChangeOrigin``); an `.initial` call is made whatever the origin in force.
+  ///
   /// - Parameters:
   ///   - keyPath: The property.
   ///   - options: What to deliver; `.new` by default.
+  ///   - origins: The origins of the changes heard; all by default.
   ///   - changeHandler: Called with the object and the change.
   /// - Returns: A token; invalidate or release it to stop delivery.
   @inlinable
   public func observe<Value>(
     _ keyPath: KeyPath<Self, Value>, options: ObservationOptions = [.new],
+    origins: OriginFilter = .all,
     changeHandler: @escaping (Self, ObservedChange<Value>) -> Void
   ) -> ObservationToken {
     // Inlinable: the closure that types each change is specialized for `Value` in the caller's
@@ -39,10 +45,10 @@ extension KeyValueObserving where Self: ManagedObject {
     // closures nor around each call.
     let object = Unmanaged.passUnretained(self)
     return _observe(
-      keyPath, options: options,
+      keyPath, options: options, origins: origins,
       // For an attribute: typed sets that nothing else hears call this with the values as they
       // are.
-      typed: TypedDelivery(options: options) { change in
+      typed: TypedDelivery(options: options, origins: origins) { change in
         object._withUnsafeGuaranteedRef { changeHandler($0, change) }
       },
       // Unowned: only the object's own observer table calls this, while the object is alive.
@@ -71,7 +77,7 @@ extension KeyValueObserving where Self: ManagedObject {
   /// observed through every property it reads, on whichever object it reads it.
   @usableFromInline
   func _observe<Value>(
-    _ keyPath: KeyPath<Self, Value>, options: ObservationOptions,
+    _ keyPath: KeyPath<Self, Value>, options: ObservationOptions, origins: OriginFilter,
     typed: TypedDelivery<Value>,
     direct: @escaping (ObservedChange<Any?>) -> Void,
     computed: @escaping (ManagedObject, ObservedChange<Any?>) -> Void
@@ -89,19 +95,20 @@ extension KeyValueObserving where Self: ManagedObject {
         // An attribute whose value lives in a field of this very type also takes typed sets.
         let takesTyped = entity.fields[property.slot]?.valueType == Value.self
         return observeSlot(
-          property, context: context, options: options, typed: takesTyped ? typed : nil
+          property, context: context, options: options, origins: origins,
+          typed: takesTyped ? typed : nil
         ) { raw in
           direct(raw.typed { $0 })
         }
       }
       checkDependencies(of: [property.name])
       return observePaths(
-        [[property.name]], context: context, options: options,
+        [[property.name]], context: context, options: options, origins: origins,
         current: { $0.publicValue(property, tracking: false) },
         deliver: { raw in direct(raw.typed { $0 }) })
     }
     return observePaths(
-      readPaths(reads), context: context, options: options,
+      readPaths(reads), context: context, options: options, origins: origins,
       current: { ($0 as! Self)[keyPath: keyPath] },
       deliver: { [weak self] raw in
         guard let self else { return }
@@ -189,9 +196,14 @@ extension ManagedObject {
   ///   print(change.newValue as Any)
   /// }
   /// ```
+  ///
+  /// With an origin filter the handler hears only the changes whose origin the filter admits
+  /// (see ``ChangeOrigin``); an `.initial` call is made whatever the origin in force.
+  ///
   /// - Parameters:
   ///   - keyPath: Keys separated by dots.
   ///   - options: What to deliver; `.new` by default.
+  ///   - origins: The origins of the changes heard; all by default.
   ///   - changeHandler: Called with each change; values are in the form ``value(forKey:)`` returns.
   /// - Returns: A token; invalidate or release it to stop delivery.
   /// - Throws: ``ObjectGraphError/Kind/unknownKey`` naming the first key that is neither a property
@@ -199,7 +211,7 @@ extension ManagedObject {
   ///   its context (its deletion was saved, or its insertion undone); `invalidObject` for an object
   ///   whose context was reset or released. A deleted object still in its context can be observed.
   public func observe(
-    keyPath: String, options: ObservationOptions = [.new],
+    keyPath: String, options: ObservationOptions = [.new], origins: OriginFilter = .all,
     changeHandler: @escaping (ObservedChange<Any?>) -> Void
   ) throws -> ObservationToken {
     let context = try observableContext(key: keyPath)
@@ -208,12 +220,12 @@ extension ManagedObject {
     if keys.count == 1, let property = entity.propertiesByName[keys[0]],
       type(of: self).keyPathsForValuesAffectingValue(forKey: keys[0]).isEmpty
     {
-      return observeSlot(property, context: context, options: options) { raw in
+      return observeSlot(property, context: context, options: options, origins: origins) { raw in
         changeHandler(raw.typed { $0 })
       }
     }
     return observePaths(
-      [keys], context: context, options: options,
+      [keys], context: context, options: options, origins: origins,
       current: { try? $0.value(forKeyPath: keyPath) },
       deliver: { raw in changeHandler(raw.typed { $0 }) })
   }
@@ -278,11 +290,12 @@ extension ManagedObject {
   /// Registers a direct observer of one slot.
   func observeSlot(
     _ property: Property, context: ObjectContext, options: ObservationOptions,
-    typed: AnyObject? = nil, deliver: @escaping (RawChange) -> Void
+    origins: OriginFilter = .all, typed: AnyObject? = nil,
+    deliver: @escaping (RawChange) -> Void
   ) -> ObservationToken {
     let observer = Observer(
-      options: options, will: options.contains(.prior) ? deliver : nil, did: deliver,
-      typed: typed)
+      options: options, origins: origins, will: options.contains(.prior) ? deliver : nil,
+      did: deliver, typed: typed)
     context.center.addObserver(observer, to: self, slot: property.slot)
     if options.contains(.initial) {
       deliver(
@@ -308,11 +321,12 @@ extension ManagedObject {
   /// properties a computed value reads).
   func observePaths(
     _ paths: [[String]], context: ObjectContext, options: ObservationOptions,
-    current: @escaping (ManagedObject) -> Any?, deliver: @escaping (RawChange) -> Void
+    origins: OriginFilter = .all, current: @escaping (ManagedObject) -> Any?,
+    deliver: @escaping (RawChange) -> Void
   ) -> ObservationToken {
     let observation = PathObservation(
-      context: context, root: self, paths: paths, options: options, current: current,
-      deliver: deliver)
+      context: context, root: self, paths: paths, options: options, origins: origins,
+      current: current, deliver: deliver)
     observation.start()
     return ObservationToken { observation.invalidate() }
   }

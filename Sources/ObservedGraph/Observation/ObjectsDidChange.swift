@@ -5,6 +5,10 @@
 /// it appears nowhere; changed and deleted, it is *deleted*. The event holds identifiers, so it is
 /// `Sendable`; look objects up with ``ObjectContext/object(with:)``.
 ///
+/// Each change keeps its origin (see ``ChangeOrigin``): ``origins`` gives the event's,
+/// ``origins(of:key:)`` those of one object or key. An inserted or deleted object's origins are
+/// those of its insert or delete; changes folded into an insert are not named apart.
+///
 /// ```swift
 /// let token = context.onObjectsDidChange { event in
 ///   print("inserted \(event.inserted.count), updated \(event.updated.keys.count)")
@@ -19,6 +23,107 @@ public struct ObjectsDidChange: Sendable, Equatable, CustomStringConvertible {
   public var deleted: Set<ObjectID>
   /// Objects whose values were refreshed from their store.
   public var refreshed: Set<ObjectID>
+  /// Where the changes came from: one origin for the whole event (nil for an empty one), or,
+  /// once several origins made it, per object and key (nil: the insert or delete).
+  var originTable: OriginTable = .one(nil)
+
+  /// The origins of an event's changes.
+  enum OriginTable: Sendable, Equatable {
+    case one(ChangeOrigin?)
+    case perKey([ObjectID: [String?: Set<ChangeOrigin>]])
+  }
+
+  init(
+    inserted: Set<ObjectID>, updated: [ObjectID: Set<String>], deleted: Set<ObjectID>,
+    refreshed: Set<ObjectID>, originTable: OriginTable = .one(nil)
+  ) {
+    self.inserted = inserted
+    self.updated = updated
+    self.deleted = deleted
+    self.refreshed = refreshed
+    self.originTable = originTable
+  }
+
+  /// The origins of the event's changes.
+  ///
+  /// ```swift
+  /// try context.withOrigin("import") { book.title = "Dune" }
+  /// author.name = "Frank"
+  /// context.processPendingChanges()   // subscribers hear an event whose origins are [import, local]
+  /// ```
+  public var origins: Set<ChangeOrigin> {
+    switch originTable {
+    case .one(let origin): return origin.map { [$0] } ?? []
+    case .perKey(let table):
+      return table.values.reduce(into: []) { $0.formUnion($1.values.joined()) }
+    }
+  }
+
+  /// The origins of the changes of one object the event names, or of one of its keys.
+  ///
+  /// ```swift
+  /// #expect(event.origins(of: book.objectID, key: "title") == ["import"])
+  /// ```
+  /// - Parameters:
+  ///   - object: An object the event names.
+  ///   - key: One of its keys in ``updated``; nil for all of its changes (an inserted or deleted
+  ///     object: its insert's or delete's).
+  /// - Returns: The origins; empty when the event does not name the object or key.
+  public func origins(of object: ObjectID, key: String? = nil) -> Set<ChangeOrigin> {
+    let named =
+      inserted.contains(object) || deleted.contains(object) || refreshed.contains(object)
+      || updated[object].map { key == nil || $0.contains(key!) } == true
+    guard named else { return [] }
+    switch originTable {
+    case .one(let origin): return origin.map { [$0] } ?? []
+    case .perKey(let table):
+      guard let entries = table[object] else { return [] }
+      if let key { return entries[key] ?? [] }
+      if updated[object] == nil { return entries[nil] ?? [] }
+      return entries.values.reduce(into: []) { $0.formUnion($1) }
+    }
+  }
+
+  /// The part of the event whose changes the filter admits: each inserted, deleted or refreshed
+  /// object whose insert, delete or refresh it admits, and each updated key with a change it
+  /// admits.
+  ///
+  /// - Parameter filter: The origins to keep.
+  /// - Returns: The event restricted to them (perhaps empty).
+  public func filtered(by filter: OriginFilter) -> ObjectsDidChange {
+    switch originTable {
+    case .one(let origin):
+      guard let origin, !filter.admits(origin) else { return self }
+      return ObjectsDidChange(inserted: [], updated: [:], deleted: [], refreshed: [])
+    case .perKey(let table):
+      var kept = ObjectsDidChange(inserted: [], updated: [:], deleted: [], refreshed: [])
+      var keptTable: [ObjectID: [String?: Set<ChangeOrigin>]] = [:]
+      func admitted(_ object: ObjectID, _ key: String?) -> Bool {
+        guard let origins = table[object]?[key], filter.admitsAny(of: origins) else {
+          return false
+        }
+        keptTable[object, default: [:]][key] = origins
+        return true
+      }
+      kept.inserted = inserted.filter { admitted($0, nil) }
+      kept.deleted = deleted.filter { admitted($0, nil) }
+      kept.refreshed = refreshed.filter { admitted($0, nil) }
+      for (object, keys) in updated {
+        let keys = keys.filter { admitted(object, $0) }
+        if !keys.isEmpty { kept.updated[object] = keys }
+      }
+      kept.originTable = .perKey(keptTable)
+      kept.originTable = kept.simplifiedOrigins()
+      return kept
+    }
+  }
+
+  /// The table as one origin when the changes have one.
+  func simplifiedOrigins() -> OriginTable {
+    guard case .perKey = originTable else { return originTable }
+    let all = origins
+    return all.count <= 1 ? .one(all.first) : originTable
+  }
 
   /// Whether the event reports nothing.
   public var isEmpty: Bool {
@@ -67,13 +172,28 @@ extension ObjectContext {
   /// ```swift
   /// let token = context.onObjectsDidChange { event in print(event) }
   /// ```
-  /// - Parameter handler: Called synchronously from ``processPendingChanges()``.
+  /// With an origin filter, the handler gets each event restricted to the changes the filter
+  /// admits (``ObjectsDidChange/filtered(by:)``), and no call for an event with none.
+  ///
+  /// ```swift
+  /// let token = context.onObjectsDidChange(origins: .excluding(["import"])) { event in
+  ///   markDocumentEdited(event)
+  /// }
+  /// ```
+  /// - Parameters:
+  ///   - origins: The origins of the changes heard; all by default.
+  ///   - handler: Called synchronously from ``processPendingChanges()``.
   /// - Returns: The subscription's token.
-  public func onObjectsDidChange(_ handler: @escaping (ObjectsDidChange) -> Void)
-    -> ObservationToken
-  {
+  public func onObjectsDidChange(
+    origins: OriginFilter = .all, _ handler: @escaping (ObjectsDidChange) -> Void
+  ) -> ObservationToken {
     let id = center.subscribe { event in
-      handler(event)
+      if origins.isAll {
+        handler(event)
+      } else {
+        let kept = event.filtered(by: origins)
+        if !kept.isEmpty { handler(kept) }
+      }
       return .keep
     }
     // Tokens hold the context's link, not the context: a weak reference would move all of the
@@ -91,6 +211,18 @@ extension ObjectContext {
   /// for await event in context.objectsDidChange { print(event.inserted.count) }
   /// ```
   public var objectsDidChange: AsyncStream<ObjectsDidChange> {
-    center.makeStream()
+    center.makeStream(origins: .all)
+  }
+
+  /// Objects-did-change events as an asynchronous sequence, from now on, each restricted to the
+  /// changes whose origin `origins` admits; an event with none is not yielded.
+  ///
+  /// ```swift
+  /// for await event in context.objectsDidChange(origins: .only([.merge])) { refreshBadge(event) }
+  /// ```
+  /// - Parameter origins: The origins of the changes heard.
+  /// - Returns: The stream; it ends as ``objectsDidChange`` does.
+  public func objectsDidChange(origins: OriginFilter) -> AsyncStream<ObjectsDidChange> {
+    center.makeStream(origins: origins)
   }
 }

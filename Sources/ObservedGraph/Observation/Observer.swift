@@ -22,12 +22,16 @@ final class Observer {
   /// delivers from holds the observer).
   @usableFromInline let typedUnretained: Unmanaged<AnyObject>?
   @exclusivity(unchecked) @usableFromInline var isValid = true
+  /// The origins of the changes the observer hears (``all`` for internal links).
+  let origins: OriginFilter
 
   init(
-    options: ObservationOptions, isInternal: Bool = false, will: ((RawChange) -> Void)?,
-    did: @escaping (RawChange) -> Void, cancel: (() -> Void)? = nil, typed: AnyObject? = nil
+    options: ObservationOptions, isInternal: Bool = false, origins: OriginFilter = .all,
+    will: ((RawChange) -> Void)?, did: @escaping (RawChange) -> Void,
+    cancel: (() -> Void)? = nil, typed: AnyObject? = nil
   ) {
     self.options = options
+    self.origins = origins
     self.isInternal = isInternal
     self.will = will
     self.did = did
@@ -47,18 +51,25 @@ final class TypedDelivery<Value> {
   @usableFromInline let handler: (ObservedChange<Value>) -> Void
   @usableFromInline let wantsOld: Bool
   @usableFromInline let wantsNew: Bool
+  /// The origins of the changes the handler hears.
+  @usableFromInline let origins: OriginFilter
 
   @usableFromInline
-  init(options: ObservationOptions, handler: @escaping (ObservedChange<Value>) -> Void) {
+  init(
+    options: ObservationOptions, origins: OriginFilter = .all,
+    handler: @escaping (ObservedChange<Value>) -> Void
+  ) {
     self.handler = handler
     self.wantsOld = options.contains(.old)
     self.wantsNew = options.contains(.new)
+    self.origins = origins
   }
 
   /// Calls the handler with a setting from `old` to `new`, as the options ask, made with
-  /// `origin` in force.
+  /// `origin` in force — unless the observer's filter leaves `origin` out.
   @inlinable
   func deliver(old: Value, new: Value, origin: ChangeOrigin) {
+    guard origins.admits(origin) else { return }
     handler(
       ObservedChange(
         kind: .setting, oldValue: wantsOld ? old : nil, newValue: wantsNew ? new : nil,

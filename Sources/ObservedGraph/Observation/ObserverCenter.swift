@@ -14,6 +14,8 @@ final class ObserverCenter {
   @exclusivity(unchecked) private(set) var taps: [Tap] = []
   /// Objects with news for the next objects-did-change event, in the order they got it.
   @exclusivity(unchecked) private(set) var pendingObjects: [ManagedObject] = []
+  /// The origins of the pending news (see ``OriginLedger``).
+  @exclusivity(unchecked) var origins = OriginLedger()
   private var subscribers: [Subscriber] = []
   private var nextID = 0
   /// Streams made by `objectsDidChange`, finished when the context goes away.
@@ -151,10 +153,25 @@ final class ObserverCenter {
     guard !pendingObjects.isEmpty else { return nil }
     var event = ObjectsDidChange(inserted: [], updated: [:], deleted: [], refreshed: [])
     let objects = pendingObjects
+    let ledger = origins
     pendingObjects.removeAll()
+    origins.reset()
+    var table: [ObjectID: [String?: Set<ChangeOrigin>]] = [:]
     for object in objects {
       let pending = object.pending
       let slots = object.pendingSlots
+      // Once mixed, each change's origins are kept per object and slot.
+      if ledger.isMixed {
+        let id = object.objectID
+        if pending.inserted != pending.deleted {
+          table[id] = [nil: ledger.origins(object.changes.pendingOrigins(-1))]
+        } else if !pending.inserted {
+          for slot in slots {
+            table[id, default: [:]][object.entity.properties[slot].name] = ledger.origins(
+              object.changes.pendingOrigins(slot))
+          }
+        }
+      }
       object.clearPending()
       switch (pending.inserted, pending.deleted) {
       case (true, true): continue
@@ -165,13 +182,17 @@ final class ObserverCenter {
         event.updated[object.objectID] = Set(slots.map { object.entity.properties[$0].name })
       }
     }
-    return event.isEmpty ? nil : event
+    guard !event.isEmpty else { return nil }
+    event.originTable = ledger.isMixed ? .perKey(table) : .one(ledger.uniform)
+    event.originTable = event.simplifiedOrigins()
+    return event
   }
 
   /// Forgets pending news (reset).
   func discardPending() {
     for object in pendingObjects { object.clearPending() }
     pendingObjects.removeAll()
+    origins.reset()
   }
 
   // MARK: Subscribers
@@ -189,10 +210,11 @@ final class ObserverCenter {
 
   /// A stream of events; its subscription ends when the stream terminates (the consumer stopped
   /// or was cancelled) — at the next event at the latest — or when the context goes away.
-  func makeStream() -> AsyncStream<ObjectsDidChange> {
+  func makeStream(origins: OriginFilter) -> AsyncStream<ObjectsDidChange> {
     let (stream, continuation) = AsyncStream<ObjectsDidChange>.makeStream()
     let id = subscribe { event in
-      if case .terminated = continuation.yield(event) { return .remove }
+      let kept = origins.isAll ? event : event.filtered(by: origins)
+      if !kept.isEmpty, case .terminated = continuation.yield(kept) { return .remove }
       return .keep
     }
     streams[id] = continuation

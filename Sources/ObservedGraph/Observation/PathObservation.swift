@@ -21,6 +21,9 @@ final class PathObservation {
   private let options: ObservationOptions
   private let current: (ManagedObject) -> Any?
   private let deliver: (RawChange) -> Void
+  /// The origins of the changes the handler hears (an `.initial` call is made whatever the
+  /// origin).
+  private let origins: OriginFilter
   private var links: [Link] = []
   private var depth = 0
   private var old: Any?
@@ -33,8 +36,10 @@ final class PathObservation {
 
   init(
     context: ObjectContext, root: ManagedObject, paths: [[String]], options: ObservationOptions,
-    current: @escaping (ManagedObject) -> Any?, deliver: @escaping (RawChange) -> Void
+    origins: OriginFilter, current: @escaping (ManagedObject) -> Any?,
+    deliver: @escaping (RawChange) -> Void
   ) {
+    self.origins = origins
     self.link = context.link
     self.root = root
     self.paths = paths
@@ -136,7 +141,7 @@ final class PathObservation {
     }
     old = current(root)
     if options.contains(.prior) {
-      deliver(
+      tell(
         RawChange(
           kind: .setting, old: options.contains(.old) ? .some(old) : nil, new: nil, indexes: nil,
           isPrior: true, origin: link.origin))
@@ -164,11 +169,16 @@ final class PathObservation {
     let new = current(root)
     let old = self.old
     self.old = nil
-    deliver(
+    tell(
       RawChange(
         kind: .setting, old: options.contains(.old) ? .some(old) : nil,
         new: options.contains(.new) ? .some(new) : nil, indexes: nil, isPrior: false,
         origin: link.origin))
+  }
+
+  /// Hands a change to the handler, when the filter admits its origin.
+  private func tell(_ change: RawChange) {
+    if origins.admits(change.origin) { deliver(change) }
   }
 
   // MARK: Transactions
@@ -185,12 +195,12 @@ final class PathObservation {
     return { [self] in
       guard isValid else { return }
       if options.contains(.prior) {
-        deliver(
+        tell(
           RawChange(
             kind: .setting, old: options.contains(.old) ? .some(old) : nil, new: nil,
             indexes: nil, isPrior: true, origin: link.origin))
       }
-      deliver(
+      tell(
         RawChange(
           kind: .setting, old: options.contains(.old) ? .some(old) : nil,
           new: options.contains(.new) ? .some(new) : nil, indexes: nil, isPrior: false,

@@ -16,6 +16,10 @@ public struct SavedObjects: Hashable, Sendable {
   /// Who saved: the context's ``ObjectContext/author`` at the save (Core Data's
   /// `transactionAuthor`).
   public let author: String?
+  /// The origin of every object change, when they have one.
+  private let origin: ChangeOrigin?
+  /// Each object change's origins, when they have several.
+  private let objectOrigins: [ObjectID: Set<ChangeOrigin>]
 
   /// Whether the save writes nothing.
   var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
@@ -25,6 +29,37 @@ public struct SavedObjects: Hashable, Sendable {
     updated = changes.updated.map(\.object)
     deleted = changes.deleted
     self.author = author
+    origin = changes.origin
+    objectOrigins = changes.objectOrigins
+  }
+
+  /// The origins of the save's changes (see ``ChangeOrigin``).
+  ///
+  /// ```swift
+  /// try context.withOrigin("import") { importBooks() }
+  /// book.title = "Dune"
+  /// try context.save()   // did-save subscribers see origins ["import", "local"]
+  /// ```
+  public var origins: Set<ChangeOrigin> {
+    if let origin { return [origin] }
+    return objectOrigins.values.reduce(into: []) { $0.formUnion($1) }
+  }
+
+  /// The origins of one object change of the save: an insert's or delete's origin, or those of
+  /// the changes of an updated object's saved keys since the last save. Changes made to an
+  /// object after its insert are part of the insert.
+  ///
+  /// ```swift
+  /// #expect(saved.origins(of: book.objectID) == ["import"])
+  /// ```
+  /// - Parameter object: An object the save inserts, updates or deletes.
+  /// - Returns: Its change's origins; empty for an object the save does not write.
+  public func origins(of object: ObjectID) -> Set<ChangeOrigin> {
+    if let origin {
+      let saves = inserted.contains(object) || updated.contains(object) || deleted.contains(object)
+      return saves ? [origin] : []
+    }
+    return objectOrigins[object] ?? []
   }
 }
 

@@ -14,7 +14,7 @@
 /// 2. the count of the change (`generation`), by which planning sees that the graph changed;
 /// 3. for each edit in order: a lifecycle edit registers, detaches or flags its object; a property
 ///    edit is tracked (``ChangeTracker``) and queued as pending news (``ObserverCenter``) as its
-///    ``EditTracking`` says, stored (unless a bracket stored it), settled, and, for undo and
+///    ``EditTracking`` says, with the origin in force noted (``noteOrigin(_:_:tracks:)``), stored (unless a bracket stored it), settled, and, for undo and
 ///    redo, its object noted as restored;
 /// 4. Swift Observation's `didSet` for each edited property.
 ///
@@ -75,6 +75,7 @@ extension ObjectContext {
         case .none:
           break
         case .pending:
+          noteOrigin(object, slot, tracks: true)
           center.notePending(object, slot)
         case .track:
           if edits.isStored(at: position) {
@@ -105,6 +106,7 @@ extension ObjectContext {
   /// storage holds: `property` is asked for only then) and queues its news.
   @inline(never)
   private func trackSlot(_ object: ManagedObject, _ slot: Int, _ property: () -> Property) {
+    noteOrigin(object, slot, tracks: true)
     tracker.track(object, slot) { object.snapshotValue(property()) }
     center.notePending(object, slot)
   }
@@ -114,6 +116,7 @@ extension ObjectContext {
   /// and queues its news.
   @inline(never)
   private func trackStoredSlot(_ object: ManagedObject, _ slot: Int, original: SnapshotValue?) {
+    noteOrigin(object, slot, tracks: true)
     tracker.track(object, slot) {
       original ?? object.snapshotValue(object.entity.properties[slot])
     }
@@ -144,6 +147,7 @@ extension ObjectContext {
         decisions![key] = restores
       }
     }
+    noteOrigin(object, slot, tracks: true)
     let committed = tracker.trackEdit(object, slot, restoring: restoring, restores: restores) {
       object.snapshotValue(property)
     }
@@ -185,6 +189,7 @@ extension ObjectContext {
   /// lifecycle edit).
   @inline(never)
   private func applyLifecycle(_ change: LifecycleChange, _ object: ManagedObject, isReplay: Bool) {
+    noteOrigin(object, -1, tracks: true)
     switch change {
     case .insert:
       registry.register(object)

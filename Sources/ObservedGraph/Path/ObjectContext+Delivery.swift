@@ -27,12 +27,15 @@ extension ObjectContext {
     /// Whether the change is a transaction's, delivered at its commit: the internal links heard
     /// it already.
     var atCommit = false
+    /// The change's origin: the origin in force when it was announced.
+    var origin = ChangeOrigin.local
 
     /// Whether `observer` hears the change: a valid observer (an internal link even after it
-    /// was removed, so that its nesting count balances), as the two flags above allow.
+    /// was removed, so that its nesting count balances), as the two flags above and the
+    /// observer's origin filter allow.
     func hears(_ observer: Observer) -> Bool {
       if observer.isInternal { return !atCommit }
-      return observer.isValid && !heldBack
+      return observer.isValid && !heldBack && observer.origins.admits(origin)
     }
 
     /// Releases the internal links told of a change that is not applied after all (it is planned
@@ -69,6 +72,7 @@ extension ObjectContext {
     delivery.taps = heldBack ? [] : center.taps
     delivery.heldBack = heldBack
     delivery.atCommit = atCommit
+    delivery.origin = link.origin
     for entry in 0..<delivery.entries.count {
       let index = delivery.entries[entry].edit
       for observer in delivery.entries[entry].observers

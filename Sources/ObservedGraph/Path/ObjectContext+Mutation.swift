@@ -107,10 +107,12 @@ extension ObjectContext {
 
   /// Whether an attribute set of `slot` is quiet (see ``performAttribute(_:_:old:new:changes:)``):
   /// nothing is left to track and nobody but Swift Observation hears it (see
-  /// ``audience(of:slot:)``). A caller that has not worked out the old value yet can skip that
+  /// ``audience(of:slot:)``), and the origin in force is noted for the slot already
+  /// (``notesOrigin(of:_:)``). A caller that has not worked out the old value yet can skip that
   /// too.
   func isQuietSet(_ object: ManagedObject, _ slot: Int) -> Bool {
     object.isTrackedAndPending(slot) && audience(of: object).isSubset(of: .served)
+      && notesOrigin(of: object, slot)
   }
 
   /// The quiet set: the store, and what ``apply(_:)`` does around it when nothing is left to

@@ -134,8 +134,12 @@ extension ObjectContext {
     center.discardPending()
     for news in deliveries.news {
       switch news {
-      case .slot(let object, let slot): center.notePending(object, slot)
-      case .lifecycle(let object, let change): center.notePending(change, object)
+      case .slot(let object, let slot):
+        noteOrigin(object, slot, tracks: false)
+        center.notePending(object, slot)
+      case .lifecycle(let object, let change):
+        noteOrigin(object, -1, tracks: false)
+        center.notePending(change, object)
       }
     }
   }

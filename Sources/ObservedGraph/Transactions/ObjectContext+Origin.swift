@@ -39,8 +39,8 @@ extension ObjectContext {
   {
     try checkOrigin(origin, for: "withOrigin(\"\(origin)\")")
     let before = link.origin
-    link.origin = origin
-    defer { link.origin = before }
+    putInForce(origin)
+    defer { putInForce(before) }
     return try body()
   }
 
@@ -59,15 +59,24 @@ extension ObjectContext {
     }
   }
 
+  /// Puts `origin` in force. Every object's quiet bits are voided when it changes: a typed set is
+  /// quiet only when the origin in force is noted for its slot already (see
+  /// ``ObjectContext/notesOrigin(of:_:)``).
+  func putInForce(_ origin: ChangeOrigin) {
+    guard origin != link.origin else { return }
+    link.origin = origin
+    link.voidQuietBits()
+  }
+
   /// An undo or redo starts: its changes carry `origin` until ``endReplayOrigin()``.
   func beginReplayOrigin(_ origin: ChangeOrigin) {
     originsBeforeReplay.append(link.origin)
-    link.origin = origin
+    putInForce(origin)
   }
 
   /// The undo or redo that ``beginReplayOrigin(_:)`` began is over.
   func endReplayOrigin() {
     guard let before = originsBeforeReplay.popLast() else { return }
-    link.origin = before
+    putInForce(before)
   }
 }

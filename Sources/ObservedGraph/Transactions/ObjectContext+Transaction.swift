@@ -255,8 +255,8 @@ extension ObjectContext {
     let level = log.groupingLevel
     let opensJournal = journal == nil
     let originBefore = link.origin
-    link.origin = origin
-    defer { link.origin = originBefore }
+    putInForce(origin)
+    defer { putInForce(originBefore) }
     if opensJournal {
       journal = TransactionJournal(
         origin: origin, refusing: userLog.map { $0 === log ? [log] : [log, $0] } ?? [log])
@@ -284,7 +284,7 @@ extension ObjectContext {
       discardActionGroup(of: log)
       let hooks = endThrown(isNested: isNested)
       if log !== userLog { undoLog = userLog }
-      link.origin = originBefore
+      putInForce(originBefore)
       for hook in hooks { hook() }
     }
     let result: Result
@@ -335,7 +335,7 @@ extension ObjectContext {
     if log !== userLog { undoLog = userLog }
     if !isNested { processPendingChanges() }
     if let saved { finishSave(saved.prepared, leaving: saved.leaving) }
-    link.origin = originBefore
+    putInForce(originBefore)
     for hook in journal.hooksToRun(committed: true) { hook() }
     return .success(result)
   }
