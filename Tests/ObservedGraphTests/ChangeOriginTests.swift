@@ -63,6 +63,7 @@ import UndoLog
   /// meanwhile; the origin in force before comes back.
   @Test func undoAndRedoCarryTheirOrigin() throws {
     let world = try UndoModel.world(saved: true)
+    world.context.trackedOrigins = [.local, "import"]  // the import is recorded, and undone
     let box = world.boxes[0]
     try world.context.withOrigin("import") { box.label = "imported" }
     world.context.processPendingChanges()

@@ -19,7 +19,7 @@ struct OnePathTests {
     var recorder: ChangeRecorder?
 
     init(seed: UInt64) {
-      operations = UndoRandomOperations(seed: seed)
+      operations = UndoRandomOperations(seed: seed, tracksEveryOrigin: true)
     }
 
     var context: ObjectContext { operations.context }

@@ -49,6 +49,26 @@ public final class ObjectContext {
   @exclusivity(unchecked) var journal: TransactionJournal?
   /// The origins in force when each running undo or redo began, innermost last.
   var originsBeforeReplay: [ChangeOrigin] = []
+  /// The properties and memberships whose latest change came from an origin the undo log does
+  /// not track (see ``trackedOrigins``).
+  var untracked = UntrackedChanges()
+  /// The origins whose changes the undo log records (see ``trackedOrigins``).
+  var trackedOriginsStorage: Set<ChangeOrigin> = [.local]
+  /// Who hears the properties an undo or redo leaves alone (``onUndoSkip(_:)``).
+  var undoSkipHandlers: [(id: Int, handler: (UndoSkip) -> Void)] = []
+  var nextUndoSkipHandlerID = 0
+  /// ``undoOverwritesUntrackedChanges``.
+  var overwritesUntracked = false
+  /// Whether a thrown transaction's changes are being taken back: every one of them, whatever
+  /// untracked origin wrote meanwhile.
+  var takesBackTransaction = false
+  /// How many changes undo and redo have left alone so far (``onUndoSkip(_:)``).
+  var skipsReported = 0
+  /// What the replay being planned leaves alone, reported once it is applied.
+  var plannedSkips: [UndoSkip] = []
+  /// While a transaction records in a log of its own (``attachPrivateLog(_:over:)``): the
+  /// context's own undo log beneath it, if any.
+  var logBeneathPrivate: UndoLog??
   /// Who saves: named in every save's events (``SavedObjects/author``), as Core Data's
   /// `transactionAuthor`. Nil by default.
   ///

@@ -91,6 +91,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// while the quiet undo of a delete checks its objects and the object is one it brings back
   /// (`ObjectContext.canReplayQuietly`).
   @exclusivity(unchecked) var marks: UInt8 = 0
+  /// Whether a change by an origin the undo log does not track wrote one of the object's
+  /// properties or memberships (see ``UntrackedChanges``): its changes take the whole path, which
+  /// keeps that table. In the padding after `marks`.
+  @exclusivity(unchecked) var hasUntrackedChanges = false { didSet { voidQuietBits() } }
   static var restoredMark: UInt8 { 1 }
   static var restoredEventBits: UInt8 { 0x3E }
   static var cascadeMark: UInt8 { 0x80 }
@@ -98,7 +102,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
   /// than its own to-many relationships.
   static var prefilledMark: UInt8 { 0x40 }
   /// The object's place in the change tracker's list of objects with unsaved changes, -1 when it is
-  /// not in it (the tracker's). Declared here, it takes the padding after `marks`; written by the
+  /// not in it (the tracker's). Declared here, it takes the padding after `marks` and
+  /// `hasUntrackedChanges`; written by the
   /// tracker only, so no dynamic exclusivity check.
   @exclusivity(unchecked) var dirtyIndex: Int32 = -1
   /// Observers of this object's keys; nil until the first observer is added.

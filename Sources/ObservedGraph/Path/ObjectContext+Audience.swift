@@ -24,8 +24,10 @@
 /// | undo of an undo column's entry (``ObjectContext/quietReplayTarget(key:entity:slot:)``) | the registrar, the undo recorder |
 ///
 /// An open transaction journals every edit (``TransactionJournal``): it is a member of every
-/// change's audience, so no change is quiet while one is open. Change origins join here when they
-/// come: an observer with an origin filter will count only for the origins it takes.
+/// change's audience, so no change is quiet while one is open. The table of untracked changes
+/// (``UntrackedChanges``) is a member while the origin in force is one the undo log does not
+/// track, and for every change of an object with entries there. An observer with an origin filter
+/// counts for every origin: the filter is applied when it is called.
 ///
 /// **The cache.** A typed set asks the decision once per slot: ``ManagedObject/beginTypedSet(_:)``
 /// keeps a quiet answer in the object's quiet bits (`ManagedObject.quietSlots`, with
@@ -35,7 +37,8 @@
 /// that object (its lifecycle, flags, tracking, pending news or observers: `ManagedObject`'s
 /// property observers call it); every object's at once by ``ContextLink/voidQuietBits()``,
 /// whenever the context's part of the audience widens (an undo log attached, a tap added, the
-/// first manual bracket opened, a transaction opened) and at a save or a reset, which change every object's tracking.
+/// first manual bracket opened, a transaction opened, another origin put in force, the tracked
+/// origins changed) and at a save or a reset, which change every object's tracking.
 struct Audience: OptionSet {
   let rawValue: UInt8
 
@@ -55,6 +58,10 @@ struct Audience: OptionSet {
   /// An open transaction: it journals every edit (``TransactionJournal``), and holds the change
   /// back from every listener outside the library until its commit.
   static var transaction: Audience { Audience(rawValue: 1 << 6) }
+  /// The table of changes by origins the undo log does not track (``UntrackedChanges``): the
+  /// origin in force is untracked (its changes are noted there), or the object has entries
+  /// there (a tracked change of an entry removes it).
+  static var untracked: Audience { Audience(rawValue: 1 << 7) }
 
   /// What the one apply serves for any change: a planner that serves nothing else may plan a
   /// change whose audience is at most this.
@@ -71,6 +78,7 @@ extension ObjectContext {
     if center.hasTaps { audience.insert(.taps) }
     if !brackets.isEmpty { audience.insert(.brackets) }
     if journal != nil { audience.insert(.transaction) }
+    if recorder.notesUntracked { audience.insert(.untracked) }
     return audience
   }
 
@@ -97,6 +105,7 @@ extension ManagedObject {
   @inline(__always)
   final func ownAudience(slot: Int? = nil) -> Audience {
     var audience: Audience = registrar == nil ? [] : .registrar
+    if hasUntrackedChanges { audience.insert(.untracked) }
     if let observers {
       if let slot, observers.takesTypedSets(slot) {
         audience.insert(.typedObservers)

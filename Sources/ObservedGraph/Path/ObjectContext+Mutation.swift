@@ -78,6 +78,7 @@ extension ObjectContext {
       plan = makePlan(request, replanning: true)
     }
     run(plan) { _ in makePlan(request, replanning: true) }
+    if case .replay = request { reportSkips() }
   }
 
   /// Takes an attribute set through every phase: a plan of one edit, held in place.
@@ -175,6 +176,7 @@ extension ObjectContext {
     if recorder.isRecording || waitingForBrackets {
       recorder.record(plan, in: self, waitingForBrackets: waitingForBrackets)
     }
+    if recorder.notesUntracked || !untracked.isEmpty { noteUntracked(plan) }
     apply(plan)
     deliver(plan, delivery)
     checkAfterMutation(plan)

@@ -17,9 +17,10 @@ extension ObjectContext {
   func deleteQuietly(_ doomed: [ManagedObject], shapesAreQuiet: Bool) -> Bool {
     // The delete serves Swift Observation and the undo recorder (its column is the step).
     guard changeAudience.isSubset(of: [.registrar, .undoRecorder]) else { return false }
-    // With no observer in the context and no store to make faults, no object can be observed or a
-    // fault: only the shapes of the relationships are left to check, and the cascade set did.
-    let mayHear = mayHaveObservedObjects || store != nil
+    // With no observer in the context, no store to make faults and no untracked changes, no
+    // object can be observed, a fault or have untracked changes: only the shapes of the
+    // relationships are left to check, and the cascade set did.
+    let mayHear = mayHaveObservedObjects || store != nil || !untracked.isEmpty
     if mayHear || !shapesAreQuiet, !canDeleteQuietly(doomed, mayHear: mayHear) { return false }
     // The step recorded, or a scratch column emptied for each object.
     let column = DeletionColumn(.undelete, storeIdentifier: registry.storeIdentifier)

@@ -61,10 +61,11 @@ extension ObjectContext {
 
   /// Puts `origin` in force. Every object's quiet bits are voided when it changes: a typed set is
   /// quiet only when the origin in force is noted for its slot already (see
-  /// ``ObjectContext/notesOrigin(of:_:)``).
+  /// ``ObjectContext/notesOrigin(of:_:)``), and recorded only when the undo log tracks it.
   func putInForce(_ origin: ChangeOrigin) {
     guard origin != link.origin else { return }
     link.origin = origin
+    originTrackingChanged()
     link.voidQuietBits()
   }
 

@@ -243,13 +243,15 @@ extension ObjectContext {
     let userLog = undoLog
     let isNested = actionDepth > 0 || userLog.map { $0.isUndoing || $0.isRedoing } ?? false
     if !isNested { processPendingChanges() }
-    // The log the body's changes are recorded in: the context's, or a private one.
+    // The log the body's changes are recorded in: the context's, or a private one (no log, its
+    // registration off, or an origin it does not track: the private log records every origin,
+    // so that a throw can take the body back). A nested transaction records in its outer one's.
     let log: UndoLog
-    if let userLog, userLog.isRegistrationEnabled {
+    if let userLog, userLog.isRegistrationEnabled, journal != nil || tracks(origin) {
       log = userLog
     } else {
       log = UndoLog()
-      undoLog = log
+      attachPrivateLog(log, over: userLog)
     }
     log.beginGroup()
     let level = log.groupingLevel
@@ -263,6 +265,8 @@ extension ObjectContext {
       audienceWidened()  // every change is journalled now: no set is quiet by an older answer
     }
     let mark = journal.unsafelyUnwrapped.mark()
+    // A throw gives the table of untracked changes back as it was.
+    let untrackedBefore = untracked
     actionDepth += 1
     let outcome: Swift.Result<Result, Failure>
     do throws(Failure) {
@@ -283,13 +287,14 @@ extension ObjectContext {
     func takeBackOutermost() {
       discardActionGroup(of: log)
       let hooks = endThrown(isNested: isNested)
-      if log !== userLog { undoLog = userLog }
+      if log !== userLog { detachPrivateLog(restoring: userLog) }
       putInForce(originBefore)
       for hook in hooks { hook() }
     }
     let result: Result
     switch outcome {
     case .failure(let error):
+      untracked = untrackedBefore
       if opensJournal {
         takeBackOutermost()
       } else {
@@ -313,6 +318,7 @@ extension ObjectContext {
         saved = (prepared, try writeSave())
       } catch {
         takeBackOutermost()
+        untracked = untrackedBefore
         return .failure(.own(error))
       }
     }
@@ -332,7 +338,7 @@ extension ObjectContext {
     actionDepth -= 1
     log.setActionName(name)
     closeActionGroup(of: log)
-    if log !== userLog { undoLog = userLog }
+    if log !== userLog { detachPrivateLog(restoring: userLog) }
     if !isNested { processPendingChanges() }
     if let saved { finishSave(saved.prepared, leaving: saved.leaving) }
     putInForce(originBefore)
@@ -370,7 +376,12 @@ extension ObjectContext {
   private func discardActionGroup(of log: UndoLog) {
     do {
       log.disableRegistration()
-      defer { try? log.enableRegistration() }
+      // Taken back wholly: nothing is left alone for an untracked origin.
+      takesBackTransaction = true
+      defer {
+        takesBackTransaction = false
+        try? log.enableRegistration()
+      }
       try log.discardGroup()
     } catch {
       preconditionFailure(

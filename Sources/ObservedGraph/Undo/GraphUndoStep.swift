@@ -132,21 +132,35 @@ public struct GraphUndoStep: ArchivableUndoStep, CustomStringConvertible {
   public static var archiveName: String { "ObservedGraph.GraphUndoStep" }
 
   /// Applies the step through the context it belongs to (found among the log's participants);
-  /// that context records the opposite step like any change, so this returns an empty step.
+  /// that context records the opposite step like any change, so this returns an empty step —
+  /// or, when it changed nothing because untracked origins changed the graph since (see
+  /// ``ObjectContext/onUndoSkip(_:)``), a step of no changes that keeps the undo or redo's place
+  /// in the log.
   ///
   /// - Parameter log: The log running the undo or redo.
-  /// - Returns: An `EmptyUndoStep`.
+  /// - Returns: An `EmptyUndoStep`, or a step of no changes.
   public mutating func apply(in log: UndoLog) -> any UndoStep {
+    // The place an undo or redo that left changes alone keeps in the group it builds: nothing to
+    // do, and the same place in the group after it.
+    if case .changes(let content) = body, content.changes.list.isEmpty { return self }
     let participant = log.firstParticipant(of: UndoParticipant.self) {
       $0.storeIdentifier == store
     }
     guard let context = participant?.context else { return EmptyUndoStep() }
+    let skipsBefore = context.skipsReported
+    let generation = context.generation
     switch body {
     case .changes(let content): context.perform(.replay(content.changes.list))
     case .column(let column): column.replay(in: context)
     case .deletion(let column): context.replay(column)
     }
-    return EmptyUndoStep()
+    // A step that changed nothing because changes by untracked origins came since (see
+    // ``ObjectContext/trackedOrigins``) keeps a place in the group the undo or redo builds,
+    // which would otherwise be dropped: undo n times then redo n times must give the graph back.
+    let keepsPlace =
+      context.generation == generation
+      && (context.skipsReported != skipsBefore || !context.untracked.isEmpty)
+    return keepsPlace ? GraphUndoStep(changes: []) : EmptyUndoStep()
   }
 
   /// Does nothing: a graph step acts only through its context, which ``apply(in:)`` finds.

@@ -46,9 +46,28 @@ extension ObjectContext {
   public var undoLog: UndoLog? {
     get { recorder.log }
     set {
+      if newValue !== recorder.log { untracked.removeAll() }
       recorder.attach(newValue, to: self)
+      originTrackingChanged()
       audienceWidened()  // sets are recorded now: no set is quiet by an older answer
     }
+  }
+
+  /// A transaction's own log replaces `log` (the context's, or nil) for the length of its body
+  /// and commit: it records every origin.
+  func attachPrivateLog(_ privateLog: UndoLog, over log: UndoLog?) {
+    logBeneathPrivate = .some(log)
+    recorder.attach(privateLog, to: self)
+    originTrackingChanged()
+    audienceWidened()
+  }
+
+  /// The transaction's own log goes, and `log` is back.
+  func detachPrivateLog(restoring log: UndoLog?) {
+    logBeneathPrivate = nil
+    recorder.attach(log, to: self)
+    originTrackingChanged()
+    audienceWidened()
   }
 
   /// The label of an archived history under which ``undoHistory()`` writes the model's
@@ -160,6 +179,56 @@ extension ObjectContext {
   /// since, so a partner it did not know of may still hold an object the step takes away.
   func planReplay(_ changes: [RecordedChange]) -> EditList {
     var plan = EditPlan()
+    // What an untracked origin changed since is left alone, and reported once the replay applied
+    // (``onUndoSkip(_:)``); a plan made again starts its report again.
+    plannedSkips.removeAll()
+    let skipping = !untracked.isEmpty && !overwritesUntracked && !takesBackTransaction
+    // Objects the replay takes out of the graph: their relationships go with them, whoever made
+    // them (reported by `reportRemoved`).
+    var leaving = Set<ObjectID>()
+    if skipping {
+      for case .lifecycle(let id, let lifecycle, _) in changes
+      where lifecycle.removesObject && untracked.origin(id, -1) == nil {
+        leaving.insert(id)
+      }
+    }
+    /// Whether the change of `id`'s `property` is left alone: its entry, or for a link between
+    /// the object and a partner (`partners`: for a to-one, the partner it has and the one it
+    /// would get), the entry of the link on either side (the other side's inverse upkeep would
+    /// otherwise undo the skip).
+    func skipped(
+      _ id: ObjectID, _ property: Property, partners: [ManagedObject?] = [],
+      _ value: UndoSkip.Value
+    ) -> Bool {
+      guard skipping, !leaving.contains(id),
+        !partners.contains(where: { $0.map { leaving.contains($0.objectID) } ?? false })
+      else { return false }
+      var origin =
+        property.isToMany
+        ? partners.lazy.compactMap { $0 }.compactMap {
+          self.untracked.origin(id, property.slot, member: $0.objectID)
+        }.first
+        : untracked.origin(id, property.slot)
+      if origin == nil, let inverse = property.inverse {
+        origin =
+          partners.lazy.compactMap { $0 }.compactMap {
+            self.untracked.origin(
+              $0.objectID, inverse.slot, member: inverse.isToMany ? id : nil)
+          }.first
+        // A member that joins takes its to-one side from the owner it has: that link changes
+        // too (a no-action delete may have left only the member's side of it).
+        if origin == nil, property.isToMany, !inverse.isToMany {
+          origin =
+            partners.lazy.compactMap { $0 }.compactMap { member -> ChangeOrigin? in
+              guard let holder = member.toOne(inverse), holder.objectID != id else { return nil }
+              return self.untracked.origin(holder.objectID, property.slot, member: member.objectID)
+            }.first
+        }
+      }
+      guard let origin else { return false }
+      plannedSkips.append(UndoSkip(object: id, key: property.name, value: value, origin: origin))
+      return true
+    }
     /// The value each slot will hold after the edits planned so far.
     var planned = SlotTable<Any?>()
     var plannedMembers = SlotTable<[ManagedObject]>()
@@ -184,7 +253,9 @@ extension ObjectContext {
         else { continue }
         let key = SlotKey(object, slot)
         let current = planned[key] ?? object.read(slot, tracking: false)
-        guard property.differs(current, new) else { continue }
+        guard property.differs(current, new), !skipped(id, property, .attribute(value)) else {
+          continue
+        }
         // A step of one change (every attribute set) needs no table of planned values: one
         // allocation and two hashes fewer per replayed step.
         if changes.count > 1 { planned[key] = new }
@@ -198,7 +269,9 @@ extension ObjectContext {
         if let new, !mayJoin(new, property) { continue }
         let key = SlotKey(object, slot)
         let current: Any? = planned[key] ?? object.toOne(property)
-        guard !identical(current, new) else { continue }
+        guard !identical(current, new),
+          !skipped(id, property, partners: [current as? ManagedObject, new], .toOne(value))
+        else { continue }
         planned[key] = new
         plan.append(replaying(.set(object, property, old: current, new: new), before))
       case .insert(let id, let slot, let members, let indexes, let before):
@@ -210,10 +283,12 @@ extension ObjectContext {
         let count = current.count
         var kept: [ManagedObject] = []
         var keptIndexes: [Int] = []
-        for (offset, member) in members.enumerated() {
-          guard let member = resolve(member), mayJoin(member, property),
-            current.insert(ObjectIdentifier(member)).inserted
+        for (offset, memberID) in members.enumerated() {
+          guard let member = resolve(memberID), mayJoin(member, property),
+            !current.contains(ObjectIdentifier(member)),
+            !skipped(id, property, partners: [member], .member(memberID, joins: true))
           else { continue }
+          current.insert(ObjectIdentifier(member))
           // Positions after the insertion, ascending, within the relationship as it is now (an
           // observer may have taken members out since the step was recorded).
           if offset < indexes.count { keptIndexes.append(min(indexes[offset], count + kept.count)) }
@@ -230,7 +305,9 @@ extension ObjectContext {
         let key = SlotKey(owner, slot)
         var current = membership[key] ?? Set(owner.members(property).map(ObjectIdentifier.init))
         let present = members.compactMap(resolve).filter {
-          current.remove(ObjectIdentifier($0)) != nil
+          current.contains(ObjectIdentifier($0))
+            && !skipped(id, property, partners: [$0], .member($0.objectID, joins: false))
+            && current.remove(ObjectIdentifier($0)) != nil
         }
         membership[key] = current
         guard !present.isEmpty else { continue }
@@ -251,12 +328,33 @@ extension ObjectContext {
         else { continue }
         let key = SlotKey(owner, slot)
         let old = plannedMembers[key] ?? owner.members(property)
-        let new = uniqued(members.compactMap(resolve).filter { mayJoin($0, property) })
+        var new = uniqued(members.compactMap(resolve).filter { mayJoin($0, property) })
+        if skipping {
+          // Members an untracked origin added or took out since stay as they are.
+          let before = Set(old.map(ObjectIdentifier.init))
+          let after = Set(new.map(ObjectIdentifier.init))
+          new.removeAll {
+            !before.contains(ObjectIdentifier($0))
+              && skipped(id, property, partners: [$0], .member($0.objectID, joins: true))
+          }
+          new += old.filter {
+            !after.contains(ObjectIdentifier($0))
+              && skipped(id, property, partners: [$0], .member($0.objectID, joins: false))
+          }
+        }
         guard !sameMembers(old, new) else { continue }
         plannedMembers[key] = new
         membership[key] = Set(new.map(ObjectIdentifier.init))
         plan.append(replaying(.replace(owner, property, old: old, new: new), before))
       case .lifecycle(let id, var lifecycle, let snapshot):
+        // An object an untracked origin inserted or deleted since stays as it is.
+        if skipping, let origin = untracked.origin(id, -1) {
+          plannedSkips.append(
+            UndoSkip(
+              object: id, key: "@lifecycle",
+              value: .lifecycle(inserted: !lifecycle.removesObject), origin: origin))
+          continue
+        }
         // A saved object that left memory comes back as a fault to be taken out again (an
         // insert undone, or a delete redone, after a save); one to be put back, from its values.
         var existing = registry.anyObject(for: id)
@@ -276,6 +374,7 @@ extension ObjectContext {
           lifecycle = .delete
         }
         guard applies(lifecycle, to: object) else { continue }
+        if lifecycle.removesObject && skipping { reportRemoved(object) }
         if lifecycle.removesObject {
           // Relationships the recorded changes do not empty (made without being recorded) are
           // cut too: an object leaving the graph keeps no partner pointing at it.
@@ -293,6 +392,29 @@ extension ObjectContext {
     var edits = plan.finish()
     keepInverses(&edits)
     return edits
+  }
+
+  /// An object an undo or redo takes out of the graph: the relationships an untracked origin
+  /// made it part of go with it, and are reported (``UndoSkip/Kind/removed``).
+  private func reportRemoved(_ object: ManagedObject) {
+    let id = object.objectID
+    let entries = untracked.entries(of: id).sorted {
+      ($0.key.slot, $0.key.member?.key ?? 0) < ($1.key.slot, $1.key.member?.key ?? 0)
+    }
+    for (entry, origin) in entries {
+      let property = object.entity.properties[entry.slot]
+      guard property.isRelationship else { continue }
+      let value: UndoSkip.Value
+      if let member = entry.member {
+        guard object.members(property).contains(where: { $0.objectID == member }) else { continue }
+        value = .member(member, joins: false)
+      } else {
+        guard let partner = object.toOne(property) else { continue }
+        value = .toOne(partner.objectID)
+      }
+      plannedSkips.append(
+        UndoSkip(object: id, key: property.name, value: value, origin: origin, kind: .removed))
+    }
   }
 
   /// Whether a relationship may keep a member that is deleted or out of the context: only when

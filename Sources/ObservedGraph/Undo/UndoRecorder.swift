@@ -39,9 +39,18 @@ final class UndoRecorder {
   /// it applies (``record(_:tracker:)``).
   @exclusivity(unchecked) private var openDeletion: DeletionColumn?
 
+  /// Whether the undo log tracks the origin in force (see ``ObjectContext/trackedOrigins``), or
+  /// the log is a transaction's own, which records every origin: changes made now may be
+  /// recorded. Kept by ``ObjectContext/originTrackingChanged()``.
+  @exclusivity(unchecked) var recordsOriginInForce = true
+  /// Whether the origin in force is one the context's undo log does not track: its changes are
+  /// noted in the context's ``UntrackedChanges``. Kept by
+  /// ``ObjectContext/originTrackingChanged()``.
+  @exclusivity(unchecked) var notesUntracked = false
+
   /// Whether a change made now is recorded.
   @inline(__always)
-  var isRecording: Bool { log?.isRegistrationEnabled ?? false }
+  var isRecording: Bool { recordsOriginInForce && log?.isRegistrationEnabled ?? false }
 
   init(storeIdentifier: UUID) {
     participant = UndoParticipant(storeIdentifier: storeIdentifier)
