@@ -22,7 +22,7 @@ import Observation
 ///
 /// - Swift Observation: the class is `Observable`; reading ``objects`` or ``sections`` inside
 ///   `withObservationTracking` (or a SwiftUI view's body) tracks them.
-/// - ``onChange(_:)``: a callback, until its token ends.
+/// - ``onChange(origins:_:)``: a callback, until its token ends.
 /// - ``changes``: an `AsyncStream` of changes, objects named by identifier.
 ///
 /// Nothing is delivered for an event that changes nothing in the results (an edit of an object
