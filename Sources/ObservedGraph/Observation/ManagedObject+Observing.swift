@@ -48,7 +48,7 @@ extension KeyValueObserving where Self: ManagedObject {
       keyPath, options: options, origins: origins,
       // For an attribute: typed sets that nothing else hears call this with the values as they
       // are.
-      typed: TypedDelivery(options: options, origins: origins) { change in
+      typed: TypedDelivery(options: options) { change in
         object._withUnsafeGuaranteedRef { changeHandler($0, change) }
       },
       // Unowned: only the object's own observer table calls this, while the object is alive.

@@ -40,9 +40,12 @@ final class Observer {
     self.typedUnretained = typed.map { Unmanaged.passUnretained($0) }
   }
 
-  /// Whether a typed set may call the observer directly: it takes typed values and wants no prior
-  /// call.
-  var takesTypedSets: Bool { typed != nil && will == nil && !isInternal && isValid }
+  /// Whether a typed set may call the observer directly: it takes typed values, wants no prior
+  /// call and hears every origin (a filter is applied on the whole path, so that a typed set's
+  /// own delivery tests nothing for it).
+  var takesTypedSets: Bool {
+    typed != nil && will == nil && !isInternal && isValid && origins.isAll
+  }
 }
 
 /// A typed observer's handler, for values of the observed attribute's own type.
@@ -51,25 +54,19 @@ final class TypedDelivery<Value> {
   @usableFromInline let handler: (ObservedChange<Value>) -> Void
   @usableFromInline let wantsOld: Bool
   @usableFromInline let wantsNew: Bool
-  /// The origins of the changes the handler hears.
-  @usableFromInline let origins: OriginFilter
 
   @usableFromInline
-  init(
-    options: ObservationOptions, origins: OriginFilter = .all,
-    handler: @escaping (ObservedChange<Value>) -> Void
-  ) {
+  init(options: ObservationOptions, handler: @escaping (ObservedChange<Value>) -> Void) {
     self.handler = handler
     self.wantsOld = options.contains(.old)
     self.wantsNew = options.contains(.new)
-    self.origins = origins
   }
 
   /// Calls the handler with a setting from `old` to `new`, as the options ask, made with
-  /// `origin` in force — unless the observer's filter leaves `origin` out.
+  /// `origin` in force. Only observers that hear every origin are called this way
+  /// (``Observer/takesTypedSets``).
   @inlinable
   func deliver(old: Value, new: Value, origin: ChangeOrigin) {
-    guard origins.admits(origin) else { return }
     handler(
       ObservedChange(
         kind: .setting, oldValue: wantsOld ? old : nil, newValue: wantsNew ? new : nil,

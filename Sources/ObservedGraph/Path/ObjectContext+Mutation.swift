@@ -111,6 +111,7 @@ extension ObjectContext {
   /// ``audience(of:slot:)``), and the origin in force is noted for the slot already
   /// (``notesOrigin(of:_:)``). A caller that has not worked out the old value yet can skip that
   /// too.
+  @inline(__always)
   func isQuietSet(_ object: ManagedObject, _ slot: Int) -> Bool {
     object.isTrackedAndPending(slot) && audience(of: object).isSubset(of: .served)
       && notesOrigin(of: object, slot)

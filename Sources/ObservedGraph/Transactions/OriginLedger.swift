@@ -97,7 +97,14 @@ extension ObjectContext {
   func notesOrigin(of object: ManagedObject, _ slot: Int) -> Bool {
     let origin = link.origin
     if center.origins.hasOnly(origin) && tracker.origins.hasOnly(origin) { return true }
-    return center.origins.includes(origin, object.changes.pendingOrigins(slot))
+    return notesOriginPerSlot(object, slot, origin)
+  }
+
+  @inline(never)
+  private func notesOriginPerSlot(_ object: ManagedObject, _ slot: Int, _ origin: ChangeOrigin)
+    -> Bool
+  {
+    center.origins.includes(origin, object.changes.pendingOrigins(slot))
       && tracker.origins.includes(origin, object.changes.changeOrigins(slot))
   }
 }
