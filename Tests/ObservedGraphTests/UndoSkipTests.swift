@@ -33,12 +33,9 @@ import UndoLog
   /// `undoOverwritesUntrackedChanges`.
   @Test func undoLeavesALaterUntrackedAttributeAlone() throws {
     for overwrites in [false, true] {
-      let world = try UndoModel.world(saved: true)
-      let (context, log) = (world.context, world.log)
+      let watch = try SkipWatch()
+      let (world, context, log) = (watch.world, watch.context, watch.log)
       context.undoOverwritesUntrackedChanges = overwrites
-      var skips: [UndoSkip] = []
-      let token = context.onUndoSkip { skips.append($0) }
-      defer { token.invalidate() }
       let box = world.boxes[0]
       box.label = "mine"
       box.weight = 5
@@ -47,35 +44,32 @@ import UndoLog
       context.processPendingChanges()
       try log.undo()
       if overwrites {
-        #expect(box.label == "box 0" && box.weight == 0 && skips.isEmpty)
+        #expect(box.label == "box 0" && box.weight == 0 && watch.skips.isEmpty)
         continue
       }
       #expect(box.label == "theirs" && box.weight == 0)
       #expect(
-        skips == [
+        watch.skips == [
           UndoSkip(
             object: box.objectID, key: "label", value: .attribute(.string("box 0")),
             origin: "import")
         ])
-      #expect(skips.map(\.description) == [#"UndoBox#3.label kept string("box 0") (import)"#])
+      #expect(watch.skips.map(\.description) == [#"UndoBox#3.label kept string("box 0") (import)"#])
       try log.redo()
-      #expect(box.label == "theirs" && box.weight == 5 && skips.count == 1)
+      #expect(box.label == "theirs" && box.weight == 5 && watch.skips.count == 1)
       // A later tracked change of the key takes the entry away: undo restores it again.
       box.label = "mine again"
       context.processPendingChanges()
       try log.undo()
-      #expect(box.label == "theirs" && skips.count == 1)
+      #expect(box.label == "theirs" && watch.skips.count == 1)
     }
   }
 
   /// A to-one relationship an untracked origin moved since is left alone on both sides: the
   /// inverse upkeep of the step's other edits does not move it back.
   @Test func undoLeavesALaterUntrackedRelationshipAloneOnBothSides() throws {
-    let world = try UndoModel.world(saved: true)
-    let (context, log) = (world.context, world.log)
-    var skips: [UndoSkip] = []
-    let token = context.onUndoSkip { skips.append($0) }
-    defer { token.invalidate() }
+    let watch = try SkipWatch()
+    let (world, context, log) = (watch.world, watch.context, watch.log)
     let (box, shelf0, shelf1) = (world.boxes[0], world.shelves[0], world.shelves[1])
     box.shelf = shelf1
     context.processPendingChanges()
@@ -86,9 +80,10 @@ import UndoLog
     #expect(box.shelf == nil && !shelf0.boxes.contains(box) && !shelf1.boxes.contains(box))
     #expect(checkUndoInverses(context) == nil)
     #expect(
-      Set(skips.map(\.key)) == ["shelf", "boxes"] && skips.allSatisfy { $0.origin == "sync" })
+      Set(watch.skips.map(\.key)) == ["shelf", "boxes"]
+        && watch.skips.allSatisfy { $0.origin == "sync" })
     #expect(
-      skips.contains(
+      watch.skips.contains(
         UndoSkip(object: box.objectID, key: "shelf", value: .toOne(shelf0.objectID), origin: "sync")
       ))
     try log.redo()
@@ -98,11 +93,8 @@ import UndoLog
   /// A membership an untracked origin changed since is left alone (here it took box 3 out and
   /// put it back in); the step's other members are restored.
   @Test func undoLeavesALaterUntrackedMembershipAlone() throws {
-    let world = try UndoModel.world(saved: true)
-    let (context, log) = (world.context, world.log)
-    var skips: [UndoSkip] = []
-    let token = context.onUndoSkip { skips.append($0) }
-    defer { token.invalidate() }
+    let watch = try SkipWatch()
+    let (world, context, log) = (watch.world, watch.context, watch.log)
     let crate = world.crates[0]  // holds boxes 0 and 1
     let boxes = world.boxes
     crate.boxes = [boxes[2], boxes[3]]
@@ -117,11 +109,11 @@ import UndoLog
     #expect(crate.boxes == [boxes[0], boxes[1], boxes[3]])
     #expect(checkUndoInverses(context) == nil)
     #expect(
-      skips.contains(
+      watch.skips.contains(
         UndoSkip(
           object: crate.objectID, key: "boxes", value: .member(boxes[3].objectID, joins: false),
           origin: "import")))
-    #expect(skips.allSatisfy { $0.origin == "import" && $0.kind == .leftAlone })
+    #expect(watch.skips.allSatisfy { $0.origin == "import" && $0.kind == .leftAlone })
     try log.redo()
     #expect(GraphSnapshot(context) == before)
   }
@@ -129,11 +121,8 @@ import UndoLog
   /// Undo of an insert deletes the object and reports the relationships an untracked origin
   /// gave it; redo brings them back.
   @Test func undoOfAnInsertReportsTheUntrackedRelationshipsItRemoves() throws {
-    let world = try UndoModel.world(saved: true)
-    let (context, log) = (world.context, world.log)
-    var skips: [UndoSkip] = []
-    let token = context.onUndoSkip { skips.append($0) }
-    defer { token.invalidate() }
+    let watch = try SkipWatch()
+    let (world, context, log) = (watch.world, watch.context, watch.log)
     let box = context.insert(UndoBox.self)
     context.processPendingChanges()
     try context.withOrigin("import") { box.shelf = world.shelves[1] }
@@ -142,7 +131,7 @@ import UndoLog
     try log.undo()
     #expect(!box.isLive && !world.shelves[1].boxes.contains(box))
     #expect(
-      skips == [
+      watch.skips == [
         UndoSkip(
           object: box.objectID, key: "shelf", value: .toOne(world.shelves[1].objectID),
           origin: "import", kind: .removed)
@@ -204,11 +193,8 @@ extension UndoSkipTests {
   /// An untracked delete whose no-action rule leaves a reference behind: undo of the reference's
   /// earlier change leaves it alone, and redo gives the graph back.
   @Test func undoLeavesAReferenceAnUntrackedDeleteLeftBehind() throws {
-    let world = try UndoModel.world(saved: true)
-    let (context, log) = (world.context, world.log)
-    var skips: [UndoSkip] = []
-    let token = context.onUndoSkip { skips.append($0) }
-    defer { token.invalidate() }
+    let watch = try SkipWatch()
+    let (world, context, log) = (watch.world, watch.context, watch.log)
     let (tag, box) = (world.tags[3], world.boxes[2])
     tag.box = box
     context.processPendingChanges()
@@ -216,7 +202,7 @@ extension UndoSkipTests {
     context.processPendingChanges()
     let before = GraphSnapshot(context)
     try log.undo()
-    #expect(tag.box === box, "\(skips)")
+    #expect(tag.box === box, "\(watch.skips)")
     try log.redo()
     #expect(GraphSnapshot(context) == before, "\(GraphSnapshot(context).difference(from: before))")
   }
@@ -245,5 +231,40 @@ extension UndoSkipTests {
     #expect(log.canRedo && log.redoCount == 2)
     try log.redo()
     #expect(box.label == "box 0" && box.weight == 0 && log.redoCount == 1)
+  }
+}
+
+/// A saved world with its undo log, and every skip its context reports.
+final class SkipWatch {
+  let world: UndoModel.World
+  var context: ObjectContext { world.context }
+  var log: UndoLog { world.log }
+  private(set) var skips: [UndoSkip] = []
+  private var token: ObservationToken?
+
+  init() throws {
+    world = try UndoModel.world(saved: true)
+    token = world.context.onUndoSkip { [unowned self] in skips.append($0) }
+  }
+}
+
+extension UndoSkipTests {
+  /// Undo of a delete brings the object back with the relationships whose other side is still
+  /// there; one an untracked origin deleted since stays gone.
+  @Test func undoOfADeleteRestoresTheLinksWhoseOtherSideIsLeft() throws {
+    let watch = try SkipWatch()
+    let (world, context, log) = (watch.world, watch.context, watch.log)
+    let box = world.boxes[2]  // on shelf 0, in crate 1
+    try context.delete(box)
+    context.processPendingChanges()
+    try context.withOrigin("import") { try context.delete(world.crates[1]) }
+    context.processPendingChanges()
+    let before = GraphSnapshot(context)
+    try log.undo()
+    #expect(box.isLive && box.shelf === world.shelves[0] && box.crates.isEmpty)
+    #expect(world.shelves[0].boxes.contains(box) && world.crates[1].isDeleted)
+    #expect(checkUndoInverses(context) == nil)
+    try log.redo()
+    #expect(GraphSnapshot(context) == before)
   }
 }
