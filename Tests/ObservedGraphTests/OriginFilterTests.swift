@@ -89,6 +89,9 @@ import UndoLog
     #expect(event.origins(of: world.boxes[0].objectID, key: "weight") == ["import"])
     #expect(event.origins(of: world.boxes[0].objectID, key: "label") == [])
     #expect(event.origins(of: world.boxes[1].objectID) == [])
+    // An inserted object is named as a whole, not by key.
+    let tag = try #require(event.inserted.first)
+    #expect(event.origins(of: tag) == ["import"] && event.origins(of: tag, key: "text") == [])
   }
 
   /// With several origins, each object and key keeps its own: a key changed by two origins has

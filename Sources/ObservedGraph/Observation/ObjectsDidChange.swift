@@ -68,11 +68,17 @@ public struct ObjectsDidChange: Sendable, Equatable, CustomStringConvertible {
   ///   - object: An object the event names.
   ///   - key: One of its keys in ``updated``; nil for all of its changes (an inserted or deleted
   ///     object: its insert's or delete's).
-  /// - Returns: The origins; empty when the event does not name the object or key.
+  /// - Returns: The origins; empty when the event does not name the object, or does not name
+  ///   the key among the object's updated keys.
   public func origins(of object: ObjectID, key: String? = nil) -> Set<ChangeOrigin> {
+    // A key is named only as a key of an updated object; an object, in any of the sets.
     let named =
-      inserted.contains(object) || deleted.contains(object) || refreshed.contains(object)
-      || updated[object].map { key == nil || $0.contains(key!) } == true
+      if let key {
+        updated[object]?.contains(key) == true
+      } else {
+        updated[object] != nil || inserted.contains(object) || deleted.contains(object)
+          || refreshed.contains(object)
+      }
     guard named else { return [] }
     switch originTable {
     case .one(let origin): return origin.map { [$0] } ?? []
