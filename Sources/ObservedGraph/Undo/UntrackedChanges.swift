@@ -112,8 +112,8 @@ public struct UndoSkip: Hashable, Sendable, CustomStringConvertible {
     self.kind = kind
   }
 
-  /// `Book#3.title kept "Dune" (import)`: the object and key, what was not put back, and the
-  /// origin.
+  /// `Book#3.title kept string("Dune") (import)`: the object and key, what was not put back (a
+  /// stored value as ``StoredValue`` describes it), and the origin.
   public var description: String {
     let what: String
     switch value {
